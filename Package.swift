@@ -1,0 +1,82 @@
+// swift-tools-version:6.0
+//
+// PinVault — a local credential daemon for Linux.
+//
+// Dependencies point one way:
+//   C modules (CSodium, CSQLite, CPinVaultSystem)
+//     → PinVaultCrypto   every libsodium call, the secret types, the sealed-seed format
+//     → PinVaultCore     PIN policy, deny list, lockout schedule (pure values)
+//     → PinVaultStore    SQLite vault, schema and migrations, pepper file
+//     → PinVaultProtocol Varlink framing, JSON, messages and limits (no I/O)
+//     → PinVaultDaemon   event loop, peers, KDF pool, the io.pinvault.Vault service
+//     → pinvaultd        the executable
+import PackageDescription
+
+let package = Package(
+    name: "PinVault",
+    products: [
+        .executable(name: "pinvaultd", targets: ["pinvaultd"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // C modules: no logic.
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "CPinVaultSystem"),
+
+        // Secrets and cryptography.
+        .target(name: "PinVaultCrypto", dependencies: ["CSodium"]),
+
+        // Domain rules with no I/O.
+        .target(name: "PinVaultCore", dependencies: ["PinVaultCrypto"]),
+
+        // Storage and wire protocol.
+        .target(name: "PinVaultStore", dependencies: ["PinVaultCrypto", "CSQLite"]),
+        .target(name: "PinVaultProtocol", dependencies: ["PinVaultCrypto"]),
+
+        // The daemon.
+        .target(
+            name: "PinVaultDaemon",
+            dependencies: [
+                "PinVaultCrypto", "PinVaultCore", "PinVaultStore", "PinVaultProtocol",
+                "CPinVaultSystem",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "pinvaultd",
+            dependencies: [
+                "PinVaultDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // Test support: spawns a real daemon, speaks raw Varlink.
+        .target(name: "PinVaultTestKit", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
+
+        .testTarget(name: "PinVaultCryptoTests", dependencies: ["PinVaultCrypto"]),
+        .testTarget(name: "PinVaultCoreTests", dependencies: ["PinVaultCore", "PinVaultCrypto"]),
+        .testTarget(name: "PinVaultStoreTests", dependencies: ["PinVaultStore", "PinVaultCrypto"]),
+        .testTarget(name: "PinVaultProtocolTests", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
+        .testTarget(
+            name: "PinVaultDaemonTests",
+            dependencies: ["PinVaultDaemon", "PinVaultCore", "PinVaultCrypto", "PinVaultProtocol"]
+        ),
+        .testTarget(
+            name: "PinVaultIntegrationTests",
+            dependencies: ["PinVaultTestKit", "PinVaultProtocol", "PinVaultCrypto"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

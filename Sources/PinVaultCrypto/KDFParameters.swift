@@ -1,0 +1,30 @@
+/// Argon2id v1.3 cost parameters, stored with every record so that each record opens
+/// with the parameters it was sealed with, whatever the configuration says today.
+public struct KDFParameters: Hashable, Sendable {
+    /// Passes over memory (`crypto_pwhash` opslimit).
+    public var opslimit: UInt64
+    /// Memory in bytes (`crypto_pwhash` memlimit).
+    public var memlimit: UInt64
+
+    public init(opslimit: UInt64, memlimit: UInt64) {
+        self.opslimit = opslimit
+        self.memlimit = memlimit
+    }
+
+    /// The production default: opslimit 3, 64 MiB.
+    public static let `default` = KDFParameters(opslimit: 3, memlimit: 64 << 20)
+
+    /// Argon2id's sane floor; anything below needs `kdf.allow_weak`.
+    public static let floor = KDFParameters(opslimit: 2, memlimit: 16 << 20)
+
+    /// True when either parameter is under `floor`.
+    public var isWeak: Bool {
+        opslimit < Self.floor.opslimit || memlimit < Self.floor.memlimit
+    }
+
+    /// True when `self` costs less than `other` in either dimension: a record sealed
+    /// with `self` is re-sealed with `other` on its next successful use.
+    public func isWeaker(than other: KDFParameters) -> Bool {
+        opslimit < other.opslimit || memlimit < other.memlimit
+    }
+}

@@ -1,0 +1,109 @@
+import CSodium
+
+/// Bytes that must not outlive their use: PINs, seeds, keys, the pepper.
+///
+/// The storage comes from `sodium_malloc` (guard pages, `mlock` where allowed) and is
+/// zeroed by `sodium_free` when the last reference goes. The bytes are reachable only
+/// through closures; the type is neither `Codable` nor `CustomStringConvertible`, and
+/// compares only in constant time.
+///
+/// `count` may be smaller than `capacity`, so that a value of unknown length (a PIN
+/// being unescaped from JSON, a file being read) can be written in place without ever
+/// passing through a Swift `Array` or `String`.
+///
+/// Thread-safety: an instance may move between threads, but must not be mutated from
+/// two at once. PinVault hands each request's secrets to one thread at a time.
+public final class SecretBytes: @unchecked Sendable {
+    private let base: UnsafeMutableRawPointer
+    /// Bytes allocated.
+    public let capacity: Int
+    /// Bytes in use, from the start of the buffer.
+    public private(set) var count: Int
+
+    /// A zero-filled buffer of `capacity` bytes with `count` 0.
+    public init(capacity: Int) throws(CryptoError) {
+        guard capacity >= 0 else { throw CryptoError.invalidLength("capacity") }
+        try Sodium.ensureInitialized()
+        // sodium_malloc(0) is legal but pointless; keep one byte so base is never null.
+        guard let pointer = sodium_malloc(max(capacity, 1)) else { throw CryptoError.outOfMemory }
+        sodium_memzero(pointer, max(capacity, 1))
+        self.base = pointer
+        self.capacity = capacity
+        self.count = 0
+    }
+
+    /// A zero-filled buffer whose `count` is `count`.
+    public convenience init(zeroed count: Int) throws(CryptoError) {
+        try self.init(capacity: count)
+        self.count = count
+    }
+
+    /// `count` bytes from `randombytes_buf`.
+    public static func random(count: Int) throws(CryptoError) -> SecretBytes {
+        let secret = try SecretBytes(zeroed: count)
+        randombytes_buf(secret.base, count)
+        return secret
+    }
+
+    /// A copy of `bytes`. For tests and for values that are secret from here on
+    /// (the caller remains responsible for zeroing its own copy).
+    public convenience init(copying bytes: UnsafeRawBufferPointer) throws(CryptoError) {
+        try self.init(zeroed: bytes.count)
+        if let source = bytes.baseAddress, bytes.count > 0 {
+            base.copyMemory(from: source, byteCount: bytes.count)
+        }
+    }
+
+    deinit {
+        sodium_free(base)  // zeroes the whole allocation before unmapping it
+    }
+
+    /// Reads the `count` bytes in use.
+    public func withUnsafeBytes<R, E: Error>(
+        _ body: (UnsafeRawBufferPointer) throws(E) -> R
+    ) throws(E) -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// Writes the `count` bytes in use.
+    public func withUnsafeMutableBytes<R, E: Error>(
+        _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R
+    ) throws(E) -> R {
+        try body(UnsafeMutableRawBufferPointer(start: base, count: count))
+    }
+
+    /// Writes into the whole capacity, then sets `count` to what `body` returns
+    /// (clamped to `0...capacity`). Bytes past the new count are zeroed.
+    public func fill<E: Error>(
+        _ body: (UnsafeMutableRawBufferPointer) throws(E) -> Int
+    ) throws(E) {
+        let written = try body(UnsafeMutableRawBufferPointer(start: base, count: capacity))
+        count = min(max(written, 0), capacity)
+        if count < capacity {
+            sodium_memzero(base + count, capacity - count)
+        }
+    }
+
+    /// Appends one byte; returns false, changing nothing, when full.
+    @discardableResult
+    public func append(_ byte: UInt8) -> Bool {
+        guard count < capacity else { return false }
+        base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count += 1
+        return true
+    }
+
+    /// Zeroes the contents and sets `count` to 0.
+    public func wipe() {
+        sodium_memzero(base, max(capacity, 1))
+        count = 0
+    }
+
+    /// Constant-time equality of contents (lengths are compared first, openly:
+    /// a length is not the secret).
+    public func constantTimeEquals(_ other: SecretBytes) -> Bool {
+        guard count == other.count else { return false }
+        if count == 0 { return true }
+        return sodium_memcmp(base, other.base, count) == 0
+    }
+}
