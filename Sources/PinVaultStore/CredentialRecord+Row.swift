@@ -1,0 +1,147 @@
+import PinVaultCrypto
+
+/// The mapping between `CredentialRecord` and a row of `credentials` (schema v1).
+extension CredentialRecord {
+    /// Every column, in the order `init(row:)` reads and `columnValues` writes.
+    static let columns = """
+        key_id, owner_uid, user, label, public_key, format_version, kdf_opslimit, kdf_memlimit, \
+        salt, nonce, sealed_seed, created_at, last_used_at, failed_attempts, locked_until, \
+        unregister_token_hash, unregister_expires_at
+        """
+    static let columnCount: Int32 = 17
+
+    /// The row's values for `columns`; `StoreError.invalidRecord` names the first field
+    /// that cannot be stored.
+    func columnValues() throws(StoreError) -> [SQLiteValue] {
+        let header = sealed.header
+        let userBytes = header.user.utf8.count
+        guard (1...Self.maxUserBytes).contains(userBytes) else { throw StoreError.invalidRecord("user") }
+        guard publicKey.count == Self.publicKeySize else { throw StoreError.invalidRecord("publicKey") }
+        guard header.salt.count == RecordHeader.saltSize else { throw StoreError.invalidRecord("salt") }
+        guard sealed.nonce.count == SealedSeed.nonceSize else { throw StoreError.invalidRecord("nonce") }
+        guard sealed.ciphertext.count == SealedSeed.ciphertextSize else {
+            throw StoreError.invalidRecord("ciphertext")
+        }
+        guard let opslimit = Int64(exactly: header.kdf.opslimit) else { throw StoreError.invalidRecord("opslimit") }
+        guard let memlimit = Int64(exactly: header.kdf.memlimit) else { throw StoreError.invalidRecord("memlimit") }
+        guard failedAttempts >= 0 else { throw StoreError.invalidRecord("failedAttempts") }
+        if let pending = pendingUnregistration, pending.tokenHash.count != PendingUnregistration.tokenHashSize {
+            throw StoreError.invalidRecord("unregistration token hash")
+        }
+        return [
+            .text(header.keyId.hex),
+            .integer(Int64(header.ownerUid)),
+            .text(header.user),
+            .text(label),
+            .blob(publicKey),
+            .integer(Int64(header.formatVersion)),
+            .integer(opslimit),
+            .integer(memlimit),
+            .blob(header.salt),
+            .blob(sealed.nonce),
+            .blob(sealed.ciphertext),
+            .integer(createdAt),
+            .integer(lastUsedAt),
+            .integer(Int64(failedAttempts)),
+            .integer(lockedUntil),
+            .blob(pendingUnregistration?.tokenHash),
+            .integer(pendingUnregistration?.expiresAt),
+        ]
+    }
+
+    /// Decodes the current row of a statement that selected `rowid, ` + `columns`.
+    /// Any column of the wrong type, size or range makes the whole row
+    /// `StoreError.corruptRecord`, named by its key id (or rowid when that is unreadable).
+    init(row: SQLiteStatement) throws(StoreError) {
+        var reader = RowReader(statement: row)
+        let rowid = reader.integer()
+        guard let keyText = reader.text(), let keyId = KeyID(hex: keyText) else {
+            throw StoreError.corruptRecord("rowid \(rowid.map(String.init) ?? "?")")
+        }
+        func corrupt() -> StoreError { StoreError.corruptRecord(keyId.hex) }
+
+        guard let owner = reader.integer().flatMap(UInt32.init(exactly:)),
+            let user = reader.text(), (1...Self.maxUserBytes).contains(user.utf8.count)
+        else { throw corrupt() }
+        let label: String?
+        switch reader.next() {
+        case .null: label = nil
+        case .text(let bytes): label = String(validating: bytes, as: UTF8.self)
+            if label == nil { throw corrupt() }
+        default: throw corrupt()
+        }
+        guard let publicKey = reader.blob(count: Self.publicKeySize),
+            let version = reader.integer().flatMap(UInt8.init(exactly:)),
+            let opslimit = reader.integer().flatMap(UInt64.init(exactly:)),
+            let memlimit = reader.integer().flatMap(UInt64.init(exactly:)),
+            let salt = reader.blob(count: RecordHeader.saltSize),
+            let nonce = reader.blob(count: SealedSeed.nonceSize),
+            let ciphertext = reader.blob(count: SealedSeed.ciphertextSize),
+            let createdAt = reader.integer(),
+            let lastUsedAt = reader.optionalInteger(),
+            let failedAttempts = reader.integer().flatMap(Int.init(exactly:)), failedAttempts >= 0,
+            let lockedUntil = reader.optionalInteger(),
+            let tokenHash = reader.optionalBlob(count: PendingUnregistration.tokenHashSize),
+            let expiresAt = reader.optionalInteger()
+        else { throw corrupt() }
+
+        let pending: PendingUnregistration?
+        switch (tokenHash, expiresAt) {
+        case (.some(let hash), .some(let expiry)): pending = PendingUnregistration(tokenHash: hash, expiresAt: expiry)
+        case (.none, .none): pending = nil
+        default: throw corrupt()
+        }
+        let header = RecordHeader(
+            formatVersion: version, ownerUid: owner, user: user, keyId: keyId,
+            kdf: KDFParameters(opslimit: opslimit, memlimit: memlimit), salt: salt)
+        self.init(
+            sealed: SealedSeed(header: header, nonce: nonce, ciphertext: ciphertext),
+            label: label, publicKey: publicKey, createdAt: createdAt, lastUsedAt: lastUsedAt,
+            failedAttempts: failedAttempts, lockedUntil: lockedUntil, pendingUnregistration: pending)
+    }
+}
+
+/// Reads a row's columns left to right, each as the one type it must have.
+/// Each accessor returns nil when the column has another type or size.
+private struct RowReader {
+    let statement: SQLiteStatement
+    var index: Int32 = 0
+
+    mutating func next() -> SQLiteValue {
+        defer { index += 1 }
+        return statement.value(at: index)
+    }
+
+    mutating func integer() -> Int64? {
+        if case .integer(let value) = next() { return value }
+        return nil
+    }
+
+    mutating func text() -> String? {
+        if case .text(let bytes) = next() { return String(validating: bytes, as: UTF8.self) }
+        return nil
+    }
+
+    mutating func blob(count: Int) -> [UInt8]? {
+        if case .blob(let bytes) = next(), bytes.count == count { return bytes }
+        return nil
+    }
+
+    /// `.some(nil)` for NULL, `.some(value)` for an integer, nil for anything else.
+    mutating func optionalInteger() -> Int64?? {
+        switch next() {
+        case .null: return .some(nil)
+        case .integer(let value): return .some(value)
+        default: return nil
+        }
+    }
+
+    /// `.some(nil)` for NULL, `.some(bytes)` for a blob of `count` bytes, nil for anything else.
+    mutating func optionalBlob(count: Int) -> [UInt8]?? {
+        switch next() {
+        case .null: return .some(nil)
+        case .blob(let bytes) where bytes.count == count: return .some(bytes)
+        default: return nil
+        }
+    }
+}

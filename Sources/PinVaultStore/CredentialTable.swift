@@ -1,0 +1,130 @@
+import PinVaultCrypto
+
+/// The SQL of the `credentials` table, shared by `VaultReader` and `VaultWriter`.
+struct CredentialTable {
+    let scope: TransactionScope
+
+    private static let select = "SELECT rowid, \(CredentialRecord.columns) FROM credentials"
+
+    // MARK: Reading
+
+    func credential(keyId: KeyID) throws(StoreError) -> CredentialRecord? {
+        let statement = try scope.open().prepare("\(Self.select) WHERE key_id = ?1")
+        try statement.bind([.text(keyId.hex)])
+        guard try statement.step() else { return nil }
+        return try CredentialRecord(row: statement)
+    }
+
+    /// Decodable rows matching the filters, ordered by creation time then key id.
+    /// Rows that do not decode are skipped here and reported by `corruptRecords()`.
+    func credentials(ownerUid: UInt32?, user: String?) throws(StoreError) -> [CredentialRecord] {
+        let statement = try scope.open().prepare("""
+            \(Self.select) WHERE (?1 IS NULL OR owner_uid = ?1) AND (?2 IS NULL OR user = ?2)
+            ORDER BY created_at, key_id
+            """)
+        try statement.bind([.integer(ownerUid.map(Int64.init)), .text(user)])
+        var records: [CredentialRecord] = []
+        while try statement.step() {
+            if let record = try? CredentialRecord(row: statement) {
+                records.append(record)
+            }
+        }
+        return records
+    }
+
+    /// The identifier (key id, or `rowid N`) of every row that does not decode.
+    func corruptRecords() throws(StoreError) -> [String] {
+        let statement = try scope.open().prepare("\(Self.select) ORDER BY rowid")
+        var identifiers: [String] = []
+        while try statement.step() {
+            do throws(StoreError) {
+                _ = try CredentialRecord(row: statement)
+            } catch {
+                if case .corruptRecord(let identifier) = error { identifiers.append(identifier) } else { throw error }
+            }
+        }
+        return identifiers
+    }
+
+    func count(ownerUid: UInt32?, user: String?) throws(StoreError) -> Int {
+        let value = try scope.open().scalar(
+            "SELECT count(*) FROM credentials WHERE (?1 IS NULL OR owner_uid = ?1) AND (?2 IS NULL OR user = ?2)",
+            [.integer(ownerUid.map(Int64.init)), .text(user)])
+        guard case .integer(let count)? = value, let result = Int(exactly: count) else {
+            throw StoreError.sqlite(code: 0, message: "count(*) returned no integer")
+        }
+        return result
+    }
+
+    // MARK: Writing
+
+    func insert(_ record: CredentialRecord) throws(StoreError) {
+        let values = try record.columnValues()
+        do throws(StoreError) {
+            try scope.open().execute(Self.insertSQL, values)
+        } catch {
+            if case .sqlite(let code, _) = error, code == Self.primaryKeyViolation { throw StoreError.duplicate }
+            throw error
+        }
+    }
+
+    func update(_ record: CredentialRecord) throws(StoreError) {
+        let values = try record.columnValues()
+        let connection = try scope.open()
+        try connection.execute(Self.updateSQL, values)
+        guard try connection.changes() == 1 else { throw StoreError.notFound }
+    }
+
+    func delete(keyId: KeyID) throws(StoreError) -> Bool {
+        let connection = try scope.open()
+        try connection.execute("DELETE FROM credentials WHERE key_id = ?1", [.text(keyId.hex)])
+        return try connection.changes() > 0
+    }
+
+    /// Deletes every row of that owner and user, decodable or not; returns the key ids
+    /// (sorted) of the rows whose key id was readable.
+    func deleteAll(ownerUid: UInt32, user: String) throws(StoreError) -> [KeyID] {
+        let statement = try scope.open().prepare(
+            "DELETE FROM credentials WHERE owner_uid = ?1 AND user = ?2 RETURNING key_id")
+        try statement.bind([.integer(Int64(ownerUid)), .text(user)])
+        var deleted: [KeyID] = []
+        while try statement.step() {
+            if case .text(let bytes) = statement.value(at: 0), let keyId = KeyID(hex: String(decoding: bytes, as: UTF8.self)) {
+                deleted.append(keyId)
+            }
+        }
+        return deleted.sorted()
+    }
+
+    func deleteEverything() throws(StoreError) -> Int {
+        let connection = try scope.open()
+        try connection.execute("DELETE FROM credentials")
+        return try connection.changes()
+    }
+
+    private static let insertSQL: String = {
+        let placeholders = (1...CredentialRecord.columnCount).map { "?\($0)" }.joined(separator: ", ")
+        return "INSERT INTO credentials (\(CredentialRecord.columns)) VALUES (\(placeholders))"
+    }()
+
+    /// Column i of `columns` gets ?(i+1); key_id (?1) selects the row and is rewritten to itself.
+    private static let updateSQL: String = {
+        let assignments = CredentialRecord.columns
+            .split(separator: ",")
+            .enumerated()
+            .map { "\($0.element.trimmingSpaces) = ?\($0.offset + 1)" }
+            .joined(separator: ", ")
+        return "UPDATE credentials SET \(assignments) WHERE key_id = ?1"
+    }()
+
+    /// `SQLITE_CONSTRAINT_PRIMARYKEY`.
+    private static let primaryKeyViolation: Int32 = 1555
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: Substring {
+        let start = firstIndex { !$0.isWhitespace } ?? endIndex
+        let end = lastIndex { !$0.isWhitespace }.map(index(after:)) ?? start
+        return self[start..<end]
+    }
+}

@@ -1,0 +1,79 @@
+/// The vault's schema history. `PRAGMA user_version` holds the version a database is at;
+/// step `n` (1-based) moves it from `n - 1` to `n`. Steps are only ever appended.
+enum Schema {
+    /// One migration step: SQL statements run in order inside one transaction.
+    struct Step {
+        var statements: [String]
+    }
+
+    static let steps: [Step] = [
+        // v1: the credentials table. STRICT makes SQLite refuse a value of the wrong type;
+        // the CHECKs refuse wrong sizes, so only damage from outside can yield a bad row.
+        Step(statements: [
+            """
+            CREATE TABLE credentials (
+                key_id TEXT NOT NULL PRIMARY KEY
+                    CHECK (length(key_id) = 32 AND key_id NOT GLOB '*[^0-9a-f]*'),
+                owner_uid INTEGER NOT NULL CHECK (owner_uid BETWEEN 0 AND 4294967295),
+                user TEXT NOT NULL CHECK (length(CAST(user AS BLOB)) BETWEEN 1 AND 256),
+                label TEXT NULL,
+                public_key BLOB NOT NULL CHECK (length(public_key) = 32),
+                format_version INTEGER NOT NULL CHECK (format_version BETWEEN 0 AND 255),
+                kdf_opslimit INTEGER NOT NULL CHECK (kdf_opslimit >= 0),
+                kdf_memlimit INTEGER NOT NULL CHECK (kdf_memlimit >= 0),
+                salt BLOB NOT NULL CHECK (length(salt) = 16),
+                nonce BLOB NOT NULL CHECK (length(nonce) = 24),
+                sealed_seed BLOB NOT NULL CHECK (length(sealed_seed) = 48),
+                created_at INTEGER NOT NULL,
+                last_used_at INTEGER NULL,
+                failed_attempts INTEGER NOT NULL DEFAULT 0 CHECK (failed_attempts >= 0),
+                locked_until INTEGER NULL,
+                unregister_token_hash BLOB NULL
+                    CHECK (unregister_token_hash IS NULL OR length(unregister_token_hash) = 32),
+                unregister_expires_at INTEGER NULL,
+                CHECK ((unregister_token_hash IS NULL) = (unregister_expires_at IS NULL))
+            ) STRICT
+            """,
+            "CREATE INDEX credentials_owner_user ON credentials (owner_uid, user)",
+        ]),
+    ]
+
+    /// The version after every step has run.
+    static var latestVersion: Int { steps.count }
+
+    /// Brings the database to `latestVersion`, one transaction per step, re-reading the
+    /// version inside each transaction so two processes never run the same step twice.
+    /// Refuses a database newer than this code.
+    static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
+        while true {
+            try connection.execute("BEGIN IMMEDIATE")
+            do throws(StoreError) {
+                let version = try userVersion(connection)
+                guard version <= latestVersion else { throw StoreError.futureSchema(version) }
+                guard version < latestVersion else {
+                    try connection.execute("COMMIT")
+                    return
+                }
+                for statement in steps[version].statements {
+                    try connection.execute(statement)
+                }
+                // PRAGMA takes no bound parameters; the value is a constant of this code.
+                try connection.execute("PRAGMA user_version = \(version + 1)")
+                try connection.execute("COMMIT")
+            } catch {
+                if (try? connection.isInTransaction()) == true {
+                    try? connection.execute("ROLLBACK")
+                }
+                throw error
+            }
+        }
+    }
+
+    /// `PRAGMA user_version`.
+    static func userVersion(_ connection: SQLiteConnection) throws(StoreError) -> Int {
+        guard case .integer(let version)? = try connection.scalar("PRAGMA user_version"),
+            let result = Int(exactly: version), result >= 0
+        else { throw StoreError.corruptDatabase("unreadable user_version") }
+        return result
+    }
+}

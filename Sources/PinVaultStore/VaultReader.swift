@@ -1,0 +1,39 @@
+import PinVaultCrypto
+
+/// Read access to the vault inside one `VaultStore.read` (or `write`) call: every query
+/// sees the same snapshot. Invalid once that call returns (`StoreError.transactionEnded`).
+public struct VaultReader {
+    let table: CredentialTable
+
+    /// The credential with that key id, nil when there is none;
+    /// `StoreError.corruptRecord` when its row does not decode.
+    public func credential(keyId: KeyID) throws(StoreError) -> CredentialRecord? {
+        try table.credential(keyId: keyId)
+    }
+
+    /// Credentials of that owner and user (nil matches any), ordered by `createdAt` then
+    /// key id. Rows that do not decode are left out; `corruptRecords()` names them.
+    public func credentials(ownerUid: UInt32?, user: String?) throws(StoreError) -> [CredentialRecord] {
+        try table.credentials(ownerUid: ownerUid, user: user)
+    }
+
+    /// The key id (or `rowid N`) of every row that does not decode, in row order.
+    public func corruptRecords() throws(StoreError) -> [String] {
+        try table.corruptRecords()
+    }
+
+    /// Rows of that owner, corrupt ones included (they still take a place in the quota).
+    public func count(ownerUid: UInt32) throws(StoreError) -> Int {
+        try table.count(ownerUid: ownerUid, user: nil)
+    }
+
+    /// Rows of that owner and user, corrupt ones included.
+    public func count(ownerUid: UInt32, user: String) throws(StoreError) -> Int {
+        try table.count(ownerUid: ownerUid, user: user)
+    }
+
+    /// Every row.
+    public func totalCount() throws(StoreError) -> Int {
+        try table.count(ownerUid: nil, user: nil)
+    }
+}
