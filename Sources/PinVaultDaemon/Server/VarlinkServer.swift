@@ -1,0 +1,327 @@
+import Glibc
+import Logging
+import Synchronization
+
+/// The event loop: accepts connections, reads NUL-framed requests into secret
+/// memory, hands each frame to the `FrameHandler`, and writes replies in order.
+///
+/// One thread runs it, and it never blocks on anything but `epoll_wait`: work that
+/// touches the store or runs a KDF is handed to pools, whose replies come back
+/// through `completions` and an eventfd. SIGTERM/SIGINT arrive via a signalfd; the
+/// server then stops accepting and reading, lets the calls in flight finish (bounded
+/// by `shutdownGraceSeconds`), and returns.
+final class VarlinkServer: @unchecked Sendable {
+    private static let wakeupToken: UInt64 = 1 << 62
+    private static let signalToken: UInt64 = wakeupToken + 1
+    private static let firstConnectionToken: UInt64 = 1 << 32
+
+    private let listeners: [UnixListener]
+    private let limits: ServerLimits
+    private let handler: FrameHandler
+    private let logger: Logger
+    private let notifier: SystemdNotifier
+    private let stats: ServiceStats
+    private let epoll: Epoll
+    private let wakeup: Wakeup
+    private let signals: ShutdownSignals
+    private let completions = Mutex<[(UInt64, [UInt8])]>([])
+
+    private var connections: [UInt64: Connection] = [:]
+    private var perUid: [UInt32: Int] = [:]
+    private var nextConnectionID = firstConnectionToken
+    private var stopping = false
+    private var loopThread = pthread_self()
+
+    init(
+        listeners: [UnixListener],
+        limits: ServerLimits,
+        handler: FrameHandler,
+        stats: ServiceStats,
+        notifier: SystemdNotifier,
+        logger: Logger
+    ) throws(SystemError) {
+        self.listeners = listeners
+        self.limits = limits
+        self.handler = handler
+        self.stats = stats
+        self.notifier = notifier
+        self.logger = logger
+        epoll = try Epoll()
+        wakeup = try Wakeup()
+        signals = try ShutdownSignals()
+    }
+
+    /// Serves until a shutdown signal, then drains. Returns the signal's number.
+    @discardableResult
+    func run() throws(SystemError) -> Int32 {
+        loopThread = pthread_self()
+        for (index, listener) in listeners.enumerated() {
+            try epoll.add(listener.fd, events: .epollIn, token: UInt64(index))
+        }
+        try epoll.add(wakeup.fd, events: .epollIn, token: Self.wakeupToken)
+        try epoll.add(signals.fd, events: .epollIn, token: Self.signalToken)
+
+        let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: 128)
+        defer { events.deallocate() }
+        var lastWatchdog: Int64 = 0
+        var lastIdleSweep: Int64 = 0
+        var shutdownDeadline: Int64 = .max
+        var signal: Int32 = 0
+
+        while true {
+            let now = MonotonicClock.milliseconds()
+            if stopping {
+                let busy = connections.values.contains { $0.inFlight != nil || $0.hasPendingOutput }
+                if !busy || now >= shutdownDeadline { break }
+            }
+            if let interval = notifier.watchdogInterval, (now - lastWatchdog) * 1000 >= interval {
+                notifier.watchdog()
+                lastWatchdog = now
+            }
+            if now - lastIdleSweep >= 1000 {
+                closeIdleConnections(now: now)
+                lastIdleSweep = now
+            }
+
+            try epoll.wait(into: events, timeoutMilliseconds: 500) { token, flags in
+                switch token {
+                case Self.wakeupToken:
+                    wakeup.drain()
+                case Self.signalToken:
+                    if let received = signals.read(), !stopping {
+                        signal = received
+                        beginShutdown(signal: received)
+                        shutdownDeadline = MonotonicClock.milliseconds() + Int64(limits.shutdownGraceSeconds) * 1000
+                    }
+                case ..<UInt64(listeners.count):
+                    acceptAll(from: listeners[Int(token)])
+                default:
+                    if let connection = connections[token] {
+                        handleEvents(flags, on: connection)
+                    }
+                }
+            }
+            deliverCompletions()
+        }
+
+        for connection in connections.values {
+            close(connection, reason: nil)
+        }
+        return signal
+    }
+
+    // MARK: Accepting
+
+    private func acceptAll(from listener: UnixListener) {
+        while !stopping, let fd = listener.accept() {
+            let peer: Peer
+            do {
+                peer = try Peer.of(socket: fd, adminGroup: limits.adminGroup)
+            } catch {
+                logger.warning("refused a connection: \(error)")
+                Glibc.close(fd)
+                continue
+            }
+            if let refusal = admissionRefusal(for: peer) {
+                logger.notice("refused connection", metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)", "reason": "\(refusal)"])
+                Glibc.close(fd)
+                continue
+            }
+            do {
+                let connection = try Connection(
+                    id: nextConnectionID, fd: fd, peer: peer,
+                    maxMessageBytes: limits.maxMessageBytes, now: MonotonicClock.milliseconds()
+                )
+                nextConnectionID += 1
+                connections[connection.id] = connection
+                perUid[peer.uid, default: 0] += 1
+                stats.connectionOpened()
+                updateInterest(connection)
+            } catch {
+                logger.error("cannot serve a connection: \(error)")
+                Glibc.close(fd)
+            }
+        }
+    }
+
+    private func admissionRefusal(for peer: Peer) -> String? {
+        if !limits.allowedGroups.isEmpty && !peer.isAdmin && !peer.isMember(ofAny: limits.allowedGroups) {
+            return "not in access.allowed_groups"
+        }
+        if connections.count >= limits.maxConnections {
+            return "server.max_connections reached"
+        }
+        if perUid[peer.uid, default: 0] >= limits.maxConnectionsPerUid {
+            return "server.max_connections_per_uid reached"
+        }
+        return nil
+    }
+
+    // MARK: Connection events
+
+    private func handleEvents(_ flags: UInt32, on connection: Connection) {
+        if flags & (.epollErr | .epollHup | .epollRdHup) != 0 {
+            close(connection, reason: nil)
+            return
+        }
+        if flags & .epollOut != 0 {
+            switch connection.flush() {
+            case .failed:
+                close(connection, reason: nil)
+                return
+            case .wouldBlock, .done:
+                break
+            }
+        }
+        if flags & .epollIn != 0 {
+            for _ in 0..<16 {
+                switch connection.input.read(from: connection.fd) {
+                case .received:
+                    continue
+                case .wouldBlock, .full:
+                    break
+                case .endOfStream, .failed:
+                    close(connection, reason: nil)
+                    return
+                }
+                break
+            }
+        }
+        processFrames(connection)
+    }
+
+    /// Starts the next complete frame, when the connection is free for it.
+    private func processFrames(_ connection: Connection) {
+        guard connections[connection.id] != nil else { return }
+        while !stopping && connection.inFlight == nil && !connection.hasPendingOutput {
+            guard let length = connection.input.firstFrameLength() else {
+                if connection.input.isFull {
+                    close(connection, reason: "no NUL within server.max_message_bytes")
+                    return
+                }
+                break
+            }
+            let peer = connection.peer
+            let disposition = connection.input.withFrame(length: length) { handler.handle(frame: $0, peer: peer) }
+            connection.input.consume(length + 1)
+            stats.requestReceived()
+            switch disposition {
+            case .protocolViolation(let reason):
+                close(connection, reason: reason)
+                return
+            case .call(let oneway, let start):
+                let context = makeContext(for: connection, oneway: oneway)
+                connection.inFlight = context
+                start(context)
+            }
+        }
+        updateInterest(connection)
+    }
+
+    private func makeContext(for connection: Connection, oneway: Bool) -> CallContext {
+        let id = connection.id
+        let loop = loopThread
+        return CallContext(peer: connection.peer, oneway: oneway) { [completions, wakeup] reply in
+            completions.withLock { $0.append((id, reply)) }
+            // Replies made on the loop itself are picked up after the current event;
+            // only other threads need to wake it.
+            if pthread_equal(pthread_self(), loop) == 0 {
+                wakeup.signal()
+            }
+        }
+    }
+
+    private func deliverCompletions() {
+        while true {
+            let batch = completions.withLock { pending -> [(UInt64, [UInt8])] in
+                defer { pending = [] }
+                return pending
+            }
+            if batch.isEmpty { return }
+            let now = MonotonicClock.milliseconds()
+            for (id, reply) in batch {
+                var reply = reply
+                guard let connection = connections[id], let context = connection.inFlight else {
+                    zero(&reply)
+                    continue
+                }
+                connection.inFlight = nil
+                connection.lastProgress = now
+                if context.oneway {
+                    zero(&reply)
+                } else {
+                    connection.enqueue(frame: reply)
+                    if connection.flush() == .failed {
+                        close(connection, reason: nil)
+                        continue
+                    }
+                }
+                processFrames(connection)
+            }
+        }
+    }
+
+    private func updateInterest(_ connection: Connection) {
+        var wanted = UInt32.epollRdHup
+        if connection.hasPendingOutput {
+            wanted |= .epollOut
+        } else if connection.inFlight == nil && !connection.input.isFull && !stopping {
+            wanted |= .epollIn
+        }
+        guard wanted != connection.registeredEvents else { return }
+        do {
+            if connection.registeredEvents == 0 {
+                try epoll.add(connection.fd, events: wanted, token: connection.id)
+            } else {
+                try epoll.modify(connection.fd, events: wanted, token: connection.id)
+            }
+            connection.registeredEvents = wanted
+        } catch {
+            logger.error("epoll: \(error)")
+            close(connection, reason: nil)
+        }
+    }
+
+    private func closeIdleConnections(now: Int64) {
+        let limit = Int64(limits.idleTimeoutSeconds) * 1000
+        for connection in connections.values where connection.inFlight == nil && now - connection.lastProgress > limit {
+            close(connection, reason: "idle for server.idle_timeout_seconds")
+        }
+    }
+
+    private func close(_ connection: Connection, reason: String?) {
+        guard connections.removeValue(forKey: connection.id) != nil else { return }
+        if let reason {
+            logger.debug("closing connection", metadata: ["uid": "\(connection.peer.uid)", "pid": "\(connection.peer.pid)", "reason": "\(reason)"])
+        }
+        epoll.remove(connection.fd)
+        connection.close()
+        if let count = perUid[connection.peer.uid] {
+            perUid[connection.peer.uid] = count > 1 ? count - 1 : nil
+        }
+        stats.connectionClosed()
+    }
+
+    private func beginShutdown(signal: Int32) {
+        stopping = true
+        logger.notice("shutting down on signal \(signal); finishing calls in flight")
+        notifier.stopping(status: "Finishing calls in flight")
+        for listener in listeners {
+            epoll.remove(listener.fd)
+            listener.close()
+        }
+        for connection in connections.values {
+            if connection.inFlight == nil && !connection.hasPendingOutput {
+                close(connection, reason: nil)
+            } else {
+                updateInterest(connection)
+            }
+        }
+    }
+
+    private func zero(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { raw in
+            if let base = raw.baseAddress { explicit_bzero(base, raw.count) }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+/// A fixed set of named threads taking jobs from a bounded FIFO, with a quota per uid.
+///
+/// This is the KDF pool of DESIGN §7: at most `threads` jobs run at once (so memory
+/// stays under threads × memlimit), at most `queueMax` wait, and one uid holds at
+/// most `perUidMax` jobs, waiting or running. Past any bound `submit` answers `.busy`
+/// at once, with a hint of when to retry; nothing ever blocks the event loop.
+final class WorkPool: @unchecked Sendable {
+    enum Admission: Equatable {
+        case accepted
+        case busy(retryAfterMilliseconds: Int)
+    }
+
+    struct Snapshot: Equatable {
+        var queued: Int
+        var running: Int
+    }
+
+    private struct Job {
+        let uid: UInt32
+        let run: @Sendable () -> Void
+    }
+
+    let name: String
+    let threadCount: Int
+    private let queueMax: Int
+    private let perUidMax: Int
+    private let lock = ConditionLock()
+    private var queue: [Job] = []
+    private var head = 0
+    private var running = 0
+    private var perUid: [UInt32: Int] = [:]
+    private var stopping = false
+    private var threads: [WorkerThread] = []
+    /// Exponentially weighted mean job time, for the retry hint.
+    private var meanJobMilliseconds = 100.0
+
+    init(name: String, threads: Int, queueMax: Int, perUidMax: Int) throws(SystemError) {
+        self.name = name
+        self.threadCount = max(threads, 1)
+        self.queueMax = queueMax
+        self.perUidMax = perUidMax
+        var started: [WorkerThread] = []
+        for index in 0..<threadCount {
+            started.append(try WorkerThread.spawn(name: "\(name)-\(index)") { [self] in work() })
+        }
+        lock.withLock { self.threads = started }
+    }
+
+    func submit(uid: UInt32, _ run: @escaping @Sendable () -> Void) -> Admission {
+        lock.withLock {
+            let waiting = queue.count - head
+            guard !stopping, waiting < queueMax, perUid[uid, default: 0] < perUidMax else {
+                let ahead = Double(waiting + running + 1) / Double(threadCount)
+                return .busy(retryAfterMilliseconds: max(50, Int((ahead * meanJobMilliseconds).rounded(.up))))
+            }
+            queue.append(Job(uid: uid, run: run))
+            perUid[uid, default: 0] += 1
+            lock.signal()
+            return .accepted
+        }
+    }
+
+    var snapshot: Snapshot {
+        lock.withLock { Snapshot(queued: queue.count - head, running: running) }
+    }
+
+    /// Refuses new jobs, lets the queued ones run (they see their own cancellation),
+    /// and joins the threads.
+    func shutdown() {
+        let toJoin: [WorkerThread] = lock.withLock {
+            stopping = true
+            lock.broadcast()
+            return threads
+        }
+        toJoin.forEach { $0.join() }
+    }
+
+    private func work() {
+        while let job = next() {
+            let start = MonotonicClock.nanoseconds()
+            job.run()
+            let elapsed = Double(MonotonicClock.nanoseconds() - start) / 1_000_000
+            lock.withLock {
+                running -= 1
+                meanJobMilliseconds = meanJobMilliseconds * 0.8 + elapsed * 0.2
+                if let count = perUid[job.uid] {
+                    perUid[job.uid] = count > 1 ? count - 1 : nil
+                }
+            }
+        }
+    }
+
+    private func next() -> Job? {
+        lock.withLock {
+            while head == queue.count && !stopping {
+                lock.wait()
+            }
+            guard head < queue.count else { return nil }
+            let job = queue[head]
+            head += 1
+            if head > 64 && head * 2 > queue.count {
+                queue.removeFirst(head)
+                head = 0
+            }
+            running += 1
+            return job
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import CPinVaultSystem
+import Glibc
+
+/// What the daemon does to itself before it touches a secret: no core dumps, not
+/// dumpable (so no ptrace by the same uid and /proc/PID/mem for root only), and a
+/// umask under which every file it makes is private.
+public enum ProcessHardening {
+    public static func apply() throws(SystemError) {
+        var none = rlimit(rlim_cur: 0, rlim_max: 0)
+        guard setrlimit(RLIMIT_CORE_VALUE, &none) == 0 else { throw SystemError("setrlimit(RLIMIT_CORE)") }
+        guard CPinVaultSystem_set_nondumpable() == 0 else { throw SystemError("prctl(PR_SET_DUMPABLE)") }
+        umask(0o077)
+    }
+
+    /// True when the process is non-dumpable (for tests and start-up logging).
+    public static var isNonDumpable: Bool { CPinVaultSystem_get_dumpable() == 0 }
+
+    private static var RLIMIT_CORE_VALUE: __rlimit_resource_t { __rlimit_resource_t(RLIMIT_CORE.rawValue) }
+}

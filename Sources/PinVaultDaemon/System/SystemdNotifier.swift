@@ -1,0 +1,51 @@
+import Glibc
+
+/// `sd_notify` without libsystemd: one datagram to `$NOTIFY_SOCKET` per message
+/// (a path, or an abstract name written with a leading `@`). Silent when the daemon
+/// does not run under systemd.
+final class SystemdNotifier: @unchecked Sendable {
+    private let socketPath: String?
+    /// Half of `WATCHDOG_USEC`, when the watchdog is armed for this process.
+    let watchdogInterval: Int64?
+
+    init() {
+        socketPath = environment("NOTIFY_SOCKET")
+        if let usecText = environment("WATCHDOG_USEC"), let usec = Int64(usecText), usec > 0,
+           environment("WATCHDOG_PID").map({ Int32($0) == getpid() }) ?? true
+        {
+            watchdogInterval = max(usec / 2, 1000)
+        } else {
+            watchdogInterval = nil
+        }
+        unsetenv("NOTIFY_SOCKET")
+        unsetenv("WATCHDOG_USEC")
+        unsetenv("WATCHDOG_PID")
+    }
+
+    func ready(status: String) { send("READY=1\nSTATUS=\(status)") }
+    func status(_ status: String) { send("STATUS=\(status)") }
+    func stopping(status: String) { send("STOPPING=1\nSTATUS=\(status)") }
+    func watchdog() { send("WATCHDOG=1") }
+
+    private func send(_ message: String) {
+        guard let socketPath, !socketPath.isEmpty else { return }
+        var pathBytes = Array(socketPath.utf8)
+        if pathBytes.first == UInt8(ascii: "@") { pathBytes[0] = 0 }
+        var address = sockaddr_un()
+        guard pathBytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return }
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in pathBytes.enumerated() { raw[index] = byte }
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + pathBytes.count)
+        var payload = Array(message.utf8)
+        _ = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { addr in
+                sendto(fd, &payload, payload.count, Int32(MSG_NOSIGNAL), addr, length)
+            }
+        }
+    }
+}
