@@ -11,15 +11,20 @@ public struct RecordHeader: Hashable, Sendable {
     /// Salt size (`crypto_pwhash_SALTBYTES`).
     public static let saltSize = 16
 
+    /// The record format; only `currentFormatVersion` opens.
     public var formatVersion: UInt8
+    /// The uid of the process that registered the credential.
     public var ownerUid: UInt32
     /// The account name, 1–256 bytes of UTF-8.
     public var user: String
+    /// The identifier of the credential's public key.
     public var keyId: KeyID
+    /// The Argon2id parameters the PIN key was derived with.
     public var kdf: KDFParameters
     /// 16 random bytes, fresh for every seal.
     public var salt: [UInt8]
 
+    /// A header with the given fields; nothing is checked until it is sealed or opened.
     public init(
         formatVersion: UInt8 = RecordHeader.currentFormatVersion,
         ownerUid: UInt32,
@@ -36,8 +41,21 @@ public struct RecordHeader: Hashable, Sendable {
         self.salt = salt
     }
 
+    /// Longest `user` the encoding can hold (its length field has two bytes). PinVault's
+    /// own limit, 256 bytes, is checked where requests are parsed.
+    public static let maximumUserLength = Int(UInt16.max)
+
+    /// True when `canonicalEncoding()` is unambiguous: the user fits its length field
+    /// and the salt has its fixed size. Sealing refuses, and opening fails, otherwise.
+    public var isEncodable: Bool {
+        user.utf8.count <= Self.maximumUserLength && salt.count == Self.saltSize
+    }
+
     /// tag(8) ‖ version(1) ‖ ownerUid(4, BE) ‖ userLength(2, BE) ‖ user ‖ keyId(16)
     /// ‖ algorithm(1) ‖ opslimit(8, BE) ‖ memlimit(8, BE) ‖ salt(16)
+    ///
+    /// `user` is encoded as its exact UTF-8 bytes, without Unicode normalisation.
+    /// Only meaningful when `isEncodable`.
     public func canonicalEncoding() -> [UInt8] {
         let userBytes = Array(user.utf8)
         var out = [UInt8]()

@@ -27,6 +27,7 @@ public final class SecretBytes: @unchecked Sendable {
         // sodium_malloc(0) is legal but pointless; keep one byte so base is never null.
         guard let pointer = sodium_malloc(max(capacity, 1)) else { throw CryptoError.outOfMemory }
         sodium_memzero(pointer, max(capacity, 1))
+        pointer.bindMemory(to: UInt8.self, capacity: max(capacity, 1))
         self.base = pointer
         self.capacity = capacity
         self.count = 0
@@ -82,6 +83,14 @@ public final class SecretBytes: @unchecked Sendable {
         if count < capacity {
             sodium_memzero(base + count, capacity - count)
         }
+    }
+
+    /// The buffer's start as libsodium's `unsigned char *`, for this module's calls into
+    /// libsodium only. Never null, even when `count` is 0.
+    func withSodiumPointer<R, E: Error>(
+        _ body: (UnsafeMutablePointer<UInt8>) throws(E) -> R
+    ) throws(E) -> R {
+        try body(base.assumingMemoryBound(to: UInt8.self))
     }
 
     /// Appends one byte; returns false, changing nothing, when full.

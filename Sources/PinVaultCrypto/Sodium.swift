@@ -12,4 +12,18 @@ enum Sodium {
     static func ensureInitialized() throws(CryptoError) {
         guard initialized else { throw CryptoError.sodiumUnavailable }
     }
+
+    /// Calls `body` with `bytes` as libsodium's `const unsigned char *` and its length.
+    /// The pointer is never null: an empty Swift buffer may have no base address, and
+    /// libsodium takes a pointer even for zero bytes.
+    static func withInput<R>(
+        _ bytes: UnsafeRawBufferPointer,
+        _ body: (UnsafePointer<UInt8>, Int) -> R
+    ) -> R {
+        if let base = bytes.baseAddress {
+            return body(base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        }
+        let placeholder: UInt8 = 0
+        return withUnsafePointer(to: placeholder) { body($0, 0) }
+    }
 }

@@ -1,0 +1,19 @@
+extension KeyID {
+    /// The raw size of a key identifier.
+    public static let size = 16
+
+    /// The identifier of an Ed25519 public key: the first 16 bytes of the unkeyed
+    /// BLAKE2b-256 of the raw 32-byte key.
+    public init(publicKey: [UInt8]) throws(CryptoError) {
+        guard publicKey.count == Ed25519.publicKeySize else {
+            throw CryptoError.invalidLength("publicKey")
+        }
+        let digest = try publicKey.withUnsafeBytes { bytes in
+            Result { () throws(CryptoError) in try BLAKE2b.hash(bytes, outputLength: 32) }
+        }.get()
+        guard let identifier = KeyID(bytes: Array(digest.prefix(Self.size))) else {
+            throw CryptoError.invalidLength("keyId")
+        }
+        self = identifier
+    }
+}

@@ -1,0 +1,46 @@
+import XCTest
+
+@testable import PinVaultCrypto
+
+/// The canonical header encoding, byte for byte as docs/FORMAT.md gives it.
+final class RecordHeaderTests: XCTestCase {
+    private func header(user: String = "alice", salt: [UInt8] = Array(0xA0...0xAF)) throws -> RecordHeader {
+        let keyId = try XCTUnwrap(KeyID(bytes: Array(0..<16)))
+        return RecordHeader(
+            ownerUid: 1000, user: user, keyId: keyId, kdf: KDFParameters.default, salt: salt
+        )
+    }
+
+    func testCanonicalEncoding_isTheDocumentedLayout() throws {
+        let expected = [
+            "70696e7661756c74",  // "pinvault"
+            "01",  // format version
+            "000003e8",  // owner uid 1000, big-endian
+            "0005",  // user length
+            "616c696365",  // "alice"
+            "000102030405060708090a0b0c0d0e0f",  // keyId
+            "02",  // crypto_pwhash_ALG_ARGON2ID13
+            "0000000000000003",  // opslimit
+            "0000000004000000",  // memlimit, 64 MiB in bytes
+            "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf",  // salt
+        ].joined()
+        XCTAssertEqual(try header().canonicalEncoding().hex, expected)
+    }
+
+    func testCanonicalEncoding_usesTheExactUTF8OfTheUser() throws {
+        // "é" precomposed (U+00E9) and decomposed (e + U+0301) are equal Swift Strings
+        // but different bytes; the encoding keeps the bytes, without normalisation.
+        let precomposed = try header(user: "\u{E9}").canonicalEncoding()
+        let decomposed = try header(user: "e\u{301}").canonicalEncoding()
+        XCTAssertNotEqual(precomposed, decomposed)
+        XCTAssertEqual(Array(precomposed[13..<17]), [0x00, 0x02, 0xC3, 0xA9])
+    }
+
+    func testIsEncodable_requiresA16ByteSaltAndAUserThatFitsItsLengthField() throws {
+        XCTAssertTrue(try header().isEncodable)
+        XCTAssertTrue(try header(user: String(repeating: "a", count: 65_535)).isEncodable)
+        XCTAssertFalse(try header(user: String(repeating: "a", count: 65_536)).isEncodable)
+        XCTAssertFalse(try header(salt: Array(0..<15)).isEncodable)
+        XCTAssertFalse(try header(salt: Array(0..<17)).isEncodable)
+    }
+}
