@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Recover a PinVault seed from a database row, the pepper and the PIN.
+
+An independent reading of docs/FORMAT.md: it uses no PinVault code, only the standard
+library's hashlib.blake2b and PyNaCl's Argon2id (nacl.pwhash.argon2id.kdf) and
+XSalsa20-Poly1305 (nacl.secret.SecretBox).
+
+    pip install pynacl
+
+    # the worked example of docs/FORMAT.md, checked value by value:
+    python3 docs/recover_seed.py --example
+
+    # a real row (run as the vault's owner; prints the 32-byte seed as hex):
+    python3 docs/recover_seed.py --database /var/lib/pinvault/vault.sqlite \\
+        --key-id 7849ac3049680be1ef762efe0d36e017 --pepper /var/lib/pinvault/pepper
+
+The PIN is read from the terminal without echo, or as one line from standard input
+with --pin-stdin. The recovered seed is a secret: it is the credential's private key.
+"""
+
+import argparse
+import getpass
+import hashlib
+import sqlite3
+import struct
+import sys
+
+import nacl.exceptions
+import nacl.pwhash
+import nacl.secret
+
+FORMAT_VERSION = 1
+TAG = b"pinvault"
+ALG_ARGON2ID13 = 2
+SALT_SIZE = 16
+NONCE_SIZE = 24
+SEALED_SEED_SIZE = 48
+PEPPER_SIZE = 32
+PIN_KEY_SIZE = 32
+
+
+def key_id_of(public_key: bytes) -> str:
+    """keyId: the first 16 bytes of unkeyed BLAKE2b-256 of the public key, as hex."""
+    return hashlib.blake2b(public_key, digest_size=32).digest()[:16].hex()
+
+
+def header_encoding(row: dict) -> bytes:
+    """The canonical header: every field the box key authenticates."""
+    user = row["user"].encode("utf-8")
+    if len(user) > 0xFFFF:
+        raise ValueError("user longer than its 2-byte length field")
+    return (
+        TAG
+        + struct.pack(">BIH", row["format_version"], row["owner_uid"], len(user))
+        + user
+        + bytes.fromhex(row["key_id"])
+        + struct.pack(">BQQ", ALG_ARGON2ID13, row["kdf_opslimit"], row["kdf_memlimit"])
+        + row["salt"]
+    )
+
+
+def pin_key(pin: bytes, row: dict) -> bytes:
+    """Argon2id v1.3, one lane, 32 bytes, with the row's own salt and costs."""
+    return nacl.pwhash.argon2id.kdf(
+        PIN_KEY_SIZE, pin, row["salt"],
+        opslimit=row["kdf_opslimit"], memlimit=row["kdf_memlimit"],
+    )
+
+
+def box_key(pin_key_bytes: bytes, pepper: bytes, header: bytes) -> bytes:
+    """Keyed BLAKE2b-256: key = pepper, message = PIN key || header."""
+    return hashlib.blake2b(pin_key_bytes + header, key=pepper, digest_size=32).digest()
+
+
+def check_row(row: dict) -> None:
+    if row["format_version"] != FORMAT_VERSION:
+        raise ValueError(f"unknown format_version {row['format_version']}")
+    for column, size in (("salt", SALT_SIZE), ("nonce", NONCE_SIZE),
+                         ("sealed_seed", SEALED_SEED_SIZE), ("public_key", 32)):
+        if len(row[column]) != size:
+            raise ValueError(f"{column} has {len(row[column])} bytes, not {size}")
+    if key_id_of(row["public_key"]) != row["key_id"]:
+        raise ValueError("key_id is not the BLAKE2b-256 prefix of public_key")
+
+
+def recover(row: dict, pepper: bytes, pin: bytes) -> bytes:
+    """The 32-byte seed; raises nacl.exceptions.CryptoError when the row does not open."""
+    if len(pepper) != PEPPER_SIZE:
+        raise ValueError(f"the pepper has {len(pepper)} bytes, not {PEPPER_SIZE}")
+    check_row(row)
+    key = box_key(pin_key(pin, row), pepper, header_encoding(row))
+    return nacl.secret.SecretBox(key).decrypt(row["sealed_seed"], row["nonce"])
+
+
+def read_row(database: str, key_id: str) -> dict:
+    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    connection.row_factory = sqlite3.Row
+    try:
+        found = connection.execute(
+            "SELECT key_id, owner_uid, user, public_key, format_version, kdf_opslimit,"
+            " kdf_memlimit, salt, nonce, sealed_seed FROM credentials WHERE key_id = ?",
+            (key_id,),
+        ).fetchone()
+    finally:
+        connection.close()
+    if found is None:
+        raise SystemExit(f"no credential with key_id {key_id}")
+    return {name: (bytes(found[name]) if isinstance(found[name], (bytes, memoryview)) else found[name])
+            for name in found.keys()}
+
+
+# The worked example of docs/FORMAT.md: a row sealed by PinVaultCrypto at the default
+# parameters, with the pepper 00 01 .. 1f and the PIN "493027".
+EXAMPLE_ROW = {
+    "key_id": "7849ac3049680be1ef762efe0d36e017",
+    "owner_uid": 1000,
+    "user": "alice@example.com",
+    "public_key": bytes.fromhex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"),
+    "format_version": 1,
+    "kdf_opslimit": 3,
+    "kdf_memlimit": 67108864,
+    "salt": bytes.fromhex("f2899c1065b2187c7e31676860ad5518"),
+    "nonce": bytes.fromhex("5f31dd2b47dba05bdf2a59b0e26f9e63bf5d8904b5a1bec6"),
+    "sealed_seed": bytes.fromhex(
+        "cc9af491aae3f537755c1903d269c7bd038b1d3fa8730289ba2e9531ee742323"
+        "823519323ef7975d4f46121673dd3afb"),
+}
+EXAMPLE_PEPPER = bytes(range(32))
+EXAMPLE_PIN = b"493027"
+EXAMPLE_EXPECTED = {
+    "header": "70696e7661756c7401000003e80011616c696365406578616d706c652e636f6d"
+              "7849ac3049680be1ef762efe0d36e017020000000000000003000000000400"
+              "0000f2899c1065b2187c7e31676860ad5518",
+    "pin_key": "92411ba46a53e1858f62698fd67858500bc2426cf5f07ad8228f6b0955836dee",
+    "box_key": "15de2b909d15b00f1b24eda196af073e7a3055442c8f23c032a0547f6e6c5146",
+    "seed": "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60",
+}
+
+
+def run_example() -> int:
+    row, failures = EXAMPLE_ROW, 0
+    header = header_encoding(row)
+    derived = pin_key(EXAMPLE_PIN, row)
+    computed = {
+        "header": header.hex(),
+        "pin_key": derived.hex(),
+        "box_key": box_key(derived, EXAMPLE_PEPPER, header).hex(),
+        "seed": recover(row, EXAMPLE_PEPPER, EXAMPLE_PIN).hex(),
+    }
+    for name, expected in EXAMPLE_EXPECTED.items():
+        verdict = "ok" if computed[name] == expected else "MISMATCH"
+        failures += verdict != "ok"
+        print(f"{name:8} {verdict:8} {computed[name]}")
+    try:
+        recover(row, EXAMPLE_PEPPER, b"493028")
+        print("wrong PIN MISMATCH: opened")
+        failures += 1
+    except nacl.exceptions.CryptoError:
+        print("wrong PIN ok       does not open")
+    return 1 if failures else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--example", action="store_true", help="recover the worked example of FORMAT.md")
+    parser.add_argument("--database", help="path of vault.sqlite")
+    parser.add_argument("--key-id", help="32 lowercase hex digits")
+    parser.add_argument("--pepper", help="path of the 32-byte pepper file")
+    parser.add_argument("--pin-stdin", action="store_true", help="read the PIN as one line from stdin")
+    arguments = parser.parse_args()
+    if arguments.example:
+        return run_example()
+    if not (arguments.database and arguments.key_id and arguments.pepper):
+        parser.error("--database, --key-id and --pepper are required (or --example)")
+    row = read_row(arguments.database, arguments.key_id)
+    with open(arguments.pepper, "rb") as file:
+        pepper = file.read()
+    if arguments.pin_stdin:
+        pin = sys.stdin.readline().rstrip("\r\n").encode("utf-8")
+    else:
+        pin = getpass.getpass("PIN: ").encode("utf-8")
+    try:
+        seed = recover(row, pepper, pin)
+    except nacl.exceptions.CryptoError:
+        print("the row does not open: wrong PIN, wrong pepper, or an edited row", file=sys.stderr)
+        return 1
+    print(seed.hex())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
