@@ -1,0 +1,97 @@
+import Glibc
+
+/// A growable byte buffer for outgoing messages that never leaves a stale copy behind.
+///
+/// A reply may carry a secret (the unregistration token). A Swift `Array` that grows
+/// frees its old storage without clearing it, so this buffer manages its own memory:
+/// every allocation it gives up is zeroed first (`explicit_bzero`, which the compiler
+/// may not elide), and `zero()` clears it on demand. The daemon appends replies, writes
+/// them to the socket, `consume`s what was sent, and `zero()`es the rest when done.
+///
+/// Thread-safety: one owner at a time, like `SecretBytes`.
+public final class ReplyBuffer: @unchecked Sendable {
+    private var base: UnsafeMutableRawPointer
+    /// Bytes allocated.
+    public private(set) var capacity: Int
+    /// Bytes written, from the start of the buffer.
+    public private(set) var count: Int = 0
+
+    /// An empty buffer with room for `capacity` bytes before it first grows.
+    public init(capacity: Int = 1024) {
+        let initial = max(capacity, 16)
+        self.base = UnsafeMutableRawPointer.allocate(byteCount: initial, alignment: 1)
+        self.capacity = initial
+        base.initializeMemory(as: UInt8.self, repeating: 0, count: initial)
+    }
+
+    deinit {
+        explicit_bzero(base, capacity)
+        base.deallocate()
+    }
+
+    /// Appends one byte.
+    public func append(_ byte: UInt8) {
+        reserve(1)
+        base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count += 1
+    }
+
+    /// Appends `bytes`.
+    public func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        reserve(bytes.count)
+        (base + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    /// Appends the UTF-8 of a non-secret string (names, numbers, literals).
+    public func append(utf8 text: String) {
+        var text = text
+        text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Reads the bytes written.
+    public func withUnsafeBytes<R, E: Error>(
+        _ body: (UnsafeRawBufferPointer) throws(E) -> R
+    ) throws(E) -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// Drops the first `n` bytes (those already sent), moving the rest to the front and
+    /// zeroing the bytes vacated at the end.
+    public func consume(_ n: Int) {
+        let dropped = min(max(n, 0), count)
+        guard dropped > 0 else { return }
+        let remaining = count - dropped
+        if remaining > 0 {
+            base.copyMemory(from: base + dropped, byteCount: remaining)
+        }
+        explicit_bzero(base + remaining, dropped)
+        count = remaining
+    }
+
+    /// Zeroes everything written and empties the buffer (capacity is kept).
+    public func zero() {
+        explicit_bzero(base, capacity)
+        count = 0
+    }
+
+    /// A copy of the bytes as an array: for tests and for replies that hold no secret.
+    public func copyBytes() -> [UInt8] {
+        withUnsafeBytes { Array($0) }
+    }
+
+    private func reserve(_ additional: Int) {
+        let needed = count + additional
+        guard needed > capacity else { return }
+        var newCapacity = capacity
+        while newCapacity < needed { newCapacity *= 2 }
+        let newBase = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 1)
+        newBase.initializeMemory(as: UInt8.self, repeating: 0, count: newCapacity)
+        newBase.copyMemory(from: base, byteCount: count)
+        explicit_bzero(base, capacity)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+}

@@ -1,0 +1,68 @@
+/// One method call, parsed from a frame.
+///
+/// Like the `JSONDocument` under it, a call reads the frame's bytes in place: it and its
+/// `parameters` are valid only while the frame lives unchanged. Decode what the method
+/// needs into owned values first, then zero the frame.
+public struct VarlinkCall {
+    /// `"interface.Method"`, as sent.
+    public let method: String
+    /// The interface half of `method`.
+    public let interface: String
+    /// The member half of `method`.
+    public let methodName: String
+    /// The caller wants no reply.
+    public let oneway: Bool
+    /// The caller accepts several replies (PinVault always sends one).
+    public let more: Bool
+    /// The caller asks to leave Varlink after the reply (PinVault does not support it).
+    public let upgrade: Bool
+    /// The call's parameters (empty when absent or `null`).
+    public let parameters: ParameterDecoder
+
+    /// Parses one frame (NUL excluded). Unknown top-level fields are ignored, as the
+    /// Varlink specification allows for forward compatibility.
+    public static func parse(_ frame: UnsafeRawBufferPointer) throws(VarlinkCallError) -> VarlinkCall {
+        let document: JSONDocument
+        do {
+            document = try JSONDocument.parse(frame)
+        } catch {
+            throw .protocolViolation
+        }
+        guard document[document.root].kind == .object,
+              let methodNode = document.member("method", of: document.root),
+              document[methodNode].kind == .string else {
+            throw .protocolViolation
+        }
+        guard document.decodedLength(methodNode) <= ProtocolLimits.maxMethodNameBytes,
+              let method = document.string(methodNode),
+              let names = VarlinkName.split(qualified: method) else {
+            throw .invalidField("method")
+        }
+        let parameters: Int?
+        switch document.member("parameters", of: document.root) {
+        case .none:
+            parameters = nil
+        case .some(let node) where document.isNull(node):
+            parameters = nil
+        case .some(let node) where document[node].kind == .object:
+            parameters = node
+        case .some:
+            throw .invalidField("parameters")
+        }
+        return VarlinkCall(
+            method: method,
+            interface: names.interface,
+            methodName: names.member,
+            oneway: try flag("oneway", in: document),
+            more: try flag("more", in: document),
+            upgrade: try flag("upgrade", in: document),
+            parameters: ParameterDecoder(document: document, object: parameters)
+        )
+    }
+
+    private static func flag(_ name: String, in document: JSONDocument) throws(VarlinkCallError) -> Bool {
+        guard let node = document.member(name, of: document.root), !document.isNull(node) else { return false }
+        guard let value = document.bool(node) else { throw .invalidField(name) }
+        return value
+    }
+}
