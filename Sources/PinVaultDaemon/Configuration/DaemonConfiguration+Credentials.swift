@@ -1,0 +1,30 @@
+extension DaemonConfiguration {
+    /// `[credentials]`: how many credentials one account and one uid may hold, so that
+    /// no local user can fill the disk.
+    public struct Credentials: Sendable, Equatable {
+        /// `max_per_user`: credentials of one account name (per owner uid).
+        public var maxPerUser = 8
+        /// `max_per_uid`: credentials of one owner uid, all accounts together.
+        public var maxPerUid = 64
+
+        /// The defaults.
+        public init() {}
+
+        /// Keys of `[credentials]`.
+        static let keys = ["max_per_user", "max_per_uid"]
+
+        /// Reads `[credentials]` over the defaults.
+        init(_ section: ConfigurationSection) throws(ConfigurationError) {
+            try section.refuseUnknownKeys(Self.keys)
+            self.init()
+            if let value = try section.integer("max_per_user", in: 1...1000) { maxPerUser = Int(value) }
+            if let value = try section.integer("max_per_uid", in: 1...100_000) { maxPerUid = Int(value) }
+            guard maxPerUser <= maxPerUid else {
+                throw section.error(
+                    section.either("max_per_user", "max_per_uid"),
+                    "credentials.max_per_user (\(maxPerUser)) must not exceed credentials.max_per_uid (\(maxPerUid))"
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+/// A value of the TOML subset `TOMLReader` accepts.
+enum TOMLValue: Equatable, Sendable {
+    /// A basic (`"…"`) or literal (`'…'`) string, escapes resolved.
+    case string(String)
+    /// A decimal integer.
+    case integer(Int64)
+    /// `true` or `false`.
+    case boolean(Bool)
+    /// An array of strings or of integers (one kind per array).
+    case array([TOMLValue])
+
+    /// The type's name with its article, for error messages: "an integer".
+    var typeDescription: String {
+        switch self {
+        case .string: return "a string"
+        case .integer: return "an integer"
+        case .boolean: return "a boolean"
+        case .array: return "an array"
+        }
+    }
+}
+
+/// A key's value and the line the key is on.
+struct TOMLEntry: Equatable, Sendable {
+    /// The value.
+    var value: TOMLValue
+    /// The 1-based line of the key.
+    var line: Int
+}
