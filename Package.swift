@@ -59,6 +59,7 @@ let package = Package(
             dependencies: [
                 "PinVaultDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 

@@ -1,3 +1,4 @@
+import PinVaultProtocol
 import Synchronization
 
 /// One call in flight: who made it, whether the peer is still there, and how its
@@ -10,9 +11,9 @@ public final class CallContext: Sendable {
     public let oneway: Bool
     private let cancelled = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(false)
-    private let deliver: @Sendable ([UInt8]) -> Void
+    private let deliver: @Sendable (ReplyBuffer) -> Void
 
-    init(peer: Peer, oneway: Bool, deliver: @escaping @Sendable ([UInt8]) -> Void) {
+    init(peer: Peer, oneway: Bool, deliver: @escaping @Sendable (ReplyBuffer) -> Void) {
         self.peer = peer
         self.oneway = oneway
         self.deliver = deliver
@@ -23,9 +24,9 @@ public final class CallContext: Sendable {
 
     func cancel() { cancelled.store(true, ordering: .releasing) }
 
-    /// Hands the encoded reply (one Varlink message, without its NUL) to the loop.
+    /// Hands the encoded reply (one Varlink message with its NUL) to the loop.
     /// Only the first call counts.
-    func finish(with reply: [UInt8]) {
+    func finish(with reply: ReplyBuffer) {
         guard !finished.exchange(true, ordering: .acquiringAndReleasing) else { return }
         deliver(reply)
     }

@@ -1,5 +1,6 @@
 import Glibc
 import PinVaultCrypto
+import PinVaultProtocol
 
 /// One client connection: its peer, its input, at most one call in flight (Varlink
 /// answers calls in order, so the next frame waits for the reply to the last), and
@@ -12,8 +13,7 @@ final class Connection {
     /// The call being worked on, if any.
     var inFlight: CallContext?
     /// Reply bytes not yet written, and how far writing got.
-    private(set) var output: [UInt8] = []
-    private var outputOffset = 0
+    private var output: ReplyBuffer?
     /// Monotonic milliseconds of the last answered call (or of the connect):
     /// a peer that dribbles bytes without completing a call does not reset it.
     var lastProgress: Int64
@@ -28,36 +28,35 @@ final class Connection {
         self.lastProgress = now
     }
 
-    var hasPendingOutput: Bool { outputOffset < output.count }
+    var hasPendingOutput: Bool { (output?.count ?? 0) > 0 }
 
-    /// Queues one reply frame, NUL terminator included (appended by the encoder, so
-    /// this array is never regrown and never leaves an unzeroed copy behind).
-    func enqueue(frame: [UInt8]) {
+    /// Queues one reply frame, NUL terminator included.
+    func enqueue(frame: ReplyBuffer) {
         output = frame
-        outputOffset = 0
     }
 
     enum FlushResult { case done, wouldBlock, failed }
 
-    /// Writes as much pending output as the socket takes. Written replies are
-    /// zeroed: a BeginUnregister reply carries a token.
+    /// Writes as much pending output as the socket takes. A written reply is
+    /// released, and `ReplyBuffer` zeroes it: a BeginUnregister reply carries a token.
     func flush() -> FlushResult {
-        while outputOffset < output.count {
-            let n = output.withUnsafeBytes { bytes in
-                send(fd, bytes.baseAddress! + outputOffset, bytes.count - outputOffset, Int32(MSG_NOSIGNAL))
+        guard let pending = output else { return .done }
+        while pending.count > 0 {
+            let n = pending.withUnsafeBytes { bytes in
+                send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
             }
             if n > 0 {
-                outputOffset += n
+                pending.consume(n)
             } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                 return .wouldBlock
             } else if n < 0 && errno == EINTR {
                 continue
             } else {
-                clearOutput()
+                output = nil
                 return .failed
             }
         }
-        clearOutput()
+        output = nil
         return .done
     }
 
@@ -65,15 +64,7 @@ final class Connection {
     func close() {
         inFlight?.cancel()
         inFlight = nil
-        clearOutput()
+        output = nil
         Glibc.close(fd)
-    }
-
-    private func clearOutput() {
-        output.withUnsafeMutableBytes { bytes in
-            if let base = bytes.baseAddress { explicit_bzero(base, bytes.count) }
-        }
-        output = []
-        outputOffset = 0
     }
 }

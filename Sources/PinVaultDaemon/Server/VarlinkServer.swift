@@ -1,6 +1,7 @@
+import CPinVaultSystem
 import Glibc
 import Logging
-import Synchronization
+import PinVaultProtocol
 
 /// The event loop: accepts connections, reads NUL-framed requests into secret
 /// memory, hands each frame to the `FrameHandler`, and writes replies in order.
@@ -24,7 +25,7 @@ final class VarlinkServer: @unchecked Sendable {
     private let epoll: Epoll
     private let wakeup: Wakeup
     private let signals: ShutdownSignals
-    private let completions = Mutex<[(UInt64, [UInt8])]>([])
+    private let completions = CompletionQueue()
 
     private var connections: [UInt64: Connection] = [:]
     private var perUid: [UInt32: Int] = [:]
@@ -222,7 +223,7 @@ final class VarlinkServer: @unchecked Sendable {
         let id = connection.id
         let loop = loopThread
         return CallContext(peer: connection.peer, oneway: oneway) { [completions, wakeup] reply in
-            completions.withLock { $0.append((id, reply)) }
+            completions.push(connection: id, reply: reply)
             // Replies made on the loop itself are picked up after the current event;
             // only other threads need to wake it.
             if pthread_equal(pthread_self(), loop) == 0 {
@@ -233,23 +234,15 @@ final class VarlinkServer: @unchecked Sendable {
 
     private func deliverCompletions() {
         while true {
-            let batch = completions.withLock { pending -> [(UInt64, [UInt8])] in
-                defer { pending = [] }
-                return pending
-            }
+            let batch = completions.takeAll()
             if batch.isEmpty { return }
             let now = MonotonicClock.milliseconds()
             for (id, reply) in batch {
-                var reply = reply
-                guard let connection = connections[id], let context = connection.inFlight else {
-                    zero(&reply)
-                    continue
-                }
+                // A reply nobody waits for is dropped, and ReplyBuffer zeroes it.
+                guard let connection = connections[id], let context = connection.inFlight else { continue }
                 connection.inFlight = nil
                 connection.lastProgress = now
-                if context.oneway {
-                    zero(&reply)
-                } else {
+                if !context.oneway {
                     connection.enqueue(frame: reply)
                     if connection.flush() == .failed {
                         close(connection, reason: nil)
@@ -319,9 +312,4 @@ final class VarlinkServer: @unchecked Sendable {
         }
     }
 
-    private func zero(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { raw in
-            if let base = raw.baseAddress { explicit_bzero(base, raw.count) }
-        }
-    }
 }

@@ -1,0 +1,215 @@
+import Glibc
+import Logging
+import PinVaultCore
+import PinVaultCrypto
+import PinVaultStore
+
+/// pinvaultd from start to exit: harden the process, read the configuration, open
+/// the store and the pepper, listen, serve until SIGTERM/SIGINT, drain, close.
+public enum Daemon {
+    /// Exit statuses (sysexits.h where one fits).
+    public enum ExitStatus: Int32 {
+        case success = 0
+        case failure = 1
+        case configuration = 78  // EX_CONFIG
+    }
+
+    /// Runs the daemon on the calling (main) thread; returns its exit status.
+    public static func run(_ options: DaemonOptions) -> ExitStatus {
+        // Before any other thread exists, so that every thread inherits the mask.
+        ShutdownSignals.blockInThisThread()
+        do {
+            try ProcessHardening.apply()
+        } catch {
+            return fail("cannot harden the process: \(error)", .failure)
+        }
+
+        let configuration: DaemonConfiguration
+        do {
+            configuration = try loadConfiguration(options)
+        } catch {
+            return fail("\(error)", .configuration)
+        }
+        let level = options.logLevel ?? configuration.logLevel ?? .info
+        LoggingSystem.bootstrap { label in
+            StderrLogHandler(label: label, level: level, journal: StderrLogHandler.stderrIsJournal)
+        }
+        let logger = Logger(label: "pinvaultd")
+        do {
+            return try serve(configuration, logger: logger)
+        } catch let error as StartupError {
+            logger.critical("\(error.message)")
+            return error.status
+        } catch {
+            logger.critical("\(error)")
+            return .failure
+        }
+    }
+
+    /// The configuration file (absent default file: defaults), then the flags.
+    static func loadConfiguration(_ options: DaemonOptions) throws -> DaemonConfiguration {
+        var configuration: DaemonConfiguration
+        if let path = options.configPath {
+            configuration = try DaemonConfiguration.load(path: path)
+        } else if access(DaemonConfiguration.defaultPath, F_OK) == 0 {
+            configuration = try DaemonConfiguration.load(path: DaemonConfiguration.defaultPath)
+        } else {
+            configuration = .defaults
+        }
+        if let socketPath = options.socketPath {
+            configuration.server.socketPath = socketPath
+        }
+        if let stateDirectory = options.stateDirectory {
+            configuration.store.stateDirectory = stateDirectory
+        } else if configuration.store.stateDirectory == DaemonConfiguration.defaults.store.stateDirectory,
+                  let systemd = environment("STATE_DIRECTORY"), !systemd.isEmpty
+        {
+            // systemd's StateDirectory= (the first, when it lists several).
+            configuration.store.stateDirectory = String(systemd.split(separator: ":").first ?? Substring(systemd))
+        }
+        return configuration
+    }
+
+    struct StartupError: Error {
+        let message: String
+        let status: ExitStatus
+        init(_ message: String, _ status: ExitStatus = .failure) {
+            self.message = message
+            self.status = status
+        }
+    }
+
+    private static func serve(_ configuration: DaemonConfiguration, logger: Logger) throws -> ExitStatus {
+        let notifier = SystemdNotifier()
+        let stateDirectory = configuration.store.stateDirectory
+        do {
+            try StateDirectory.prepare(path: stateDirectory)
+        } catch {
+            throw StartupError("state directory: \(error)")
+        }
+
+        let storePath = stateDirectory + "/vault.sqlite"
+        let store: VaultStore
+        do {
+            store = try VaultStore(path: storePath)
+        } catch {
+            throw StartupError("cannot open \(storePath): \(error)")
+        }
+        defer { store.close() }
+        let recordCount = try store.read { try $0.totalCount() }
+        let corrupt = try store.read { try $0.corruptRecords() }
+        if !corrupt.isEmpty {
+            logger.error("records that do not decode are ignored", metadata: ["count": "\(corrupt.count)"])
+        }
+
+        let pepper: Pepper
+        do {
+            let (loaded, source) = try PepperFile.load(
+                credentialsDirectory: environment("CREDENTIALS_DIRECTORY"),
+                stateDirectory: stateDirectory,
+                recordsExist: recordCount > 0
+            )
+            pepper = loaded
+            logger.info("pepper loaded", metadata: ["source": "\(source)"])
+        } catch {
+            throw StartupError("pepper: \(error)")
+        }
+
+        let limits = try serverLimits(configuration)
+        let listeners = try listen(configuration, logger: logger)
+
+        let kdf = configuration.kdf
+        let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let kdfPool = try WorkPool(
+            name: "pv-kdf",
+            threads: kdf.maxParallel > 0 ? kdf.maxParallel : max(processors, 1),
+            queueMax: kdf.queueMax,
+            perUidMax: kdf.queuePerUid
+        )
+        let storeQueue = try WorkPool(
+            name: "pv-store",
+            threads: 1,
+            queueMax: configuration.server.maxConnections,
+            perUidMax: configuration.server.maxConnectionsPerUid
+        )
+        let stats = ServiceStats()
+        let service = VaultService(
+            settings: VaultService.Settings(
+                policy: configuration.policy,
+                lockout: configuration.lockout,
+                kdf: kdf.parameters,
+                unregisterExpirySeconds: configuration.unregister.expirySeconds,
+                maxCredentialsPerUser: configuration.credentials.maxPerUser,
+                maxCredentialsPerUid: configuration.credentials.maxPerUid
+            ),
+            store: store, pepper: pepper, kdfPool: kdfPool, storeQueue: storeQueue,
+            stats: stats, logger: logger
+        )
+        let server = try VarlinkServer(
+            listeners: listeners,
+            limits: limits,
+            handler: VaultDispatcher(service: service, version: PinVaultVersion.current),
+            stats: stats,
+            notifier: notifier,
+            logger: logger
+        )
+
+        let status = "Serving \(recordCount) credentials; KDF opslimit \(kdf.parameters.opslimit), "
+            + "memlimit \(kdf.parameters.memlimit >> 20) MiB, \(kdfPool.threadCount) in parallel"
+        logger.notice("pinvaultd \(PinVaultVersion.current) ready", metadata: [
+            "socket": "\(configuration.server.socketPath)",
+            "state": "\(stateDirectory)",
+            "credentials": "\(recordCount)",
+        ])
+        notifier.ready(status: status)
+
+        try server.run()
+
+        kdfPool.shutdown()
+        storeQueue.shutdown()
+        logger.notice("stopped")
+        return .success
+    }
+
+    private static func serverLimits(_ configuration: DaemonConfiguration) throws -> ServerLimits {
+        do {
+            let admin = try configuration.access.adminGroup.map { name throws(GroupLookupError) in
+                try GroupDatabase.gid(named: name)
+            }
+            var allowed = Set<UInt32>()
+            for name in configuration.access.allowedGroups {
+                allowed.insert(try GroupDatabase.gid(named: name))
+            }
+            return ServerLimits(
+                maxMessageBytes: configuration.server.maxMessageBytes,
+                maxConnections: configuration.server.maxConnections,
+                maxConnectionsPerUid: configuration.server.maxConnectionsPerUid,
+                idleTimeoutSeconds: configuration.server.idleTimeoutSeconds,
+                allowedGroups: allowed,
+                adminGroup: admin
+            )
+        } catch {
+            throw StartupError("access: \(error)", .configuration)
+        }
+    }
+
+    /// The inherited sockets under socket activation, else the configured path.
+    private static func listen(_ configuration: DaemonConfiguration, logger: Logger) throws -> [UnixListener] {
+        do {
+            let inherited = SocketActivation.inheritedDescriptors()
+            if !inherited.isEmpty {
+                logger.info("using \(inherited.count) socket(s) from systemd")
+                return try inherited.map { fd throws(ListenerError) in try UnixListener.inherited(fd: fd) }
+            }
+            return [try UnixListener.bind(path: configuration.server.socketPath, mode: mode_t(configuration.server.socketMode))]
+        } catch {
+            throw StartupError("\(error)")
+        }
+    }
+
+    private static func fail(_ message: String, _ status: ExitStatus) -> ExitStatus {
+        var line = Array("pinvaultd: \(message)\n".utf8)
+        _ = write(STDERR_FILENO, &line, line.count)
+        return status
+    }
+}

@@ -1,0 +1,22 @@
+import Logging
+
+/// What the command line may say (DESIGN §7). A flag beats the file, the file
+/// beats the default.
+public struct DaemonOptions: Sendable {
+    public var configPath: String?
+    public var socketPath: String?
+    public var stateDirectory: String?
+    public var logLevel: Logger.Level?
+
+    public init(configPath: String? = nil, socketPath: String? = nil, stateDirectory: String? = nil, logLevel: Logger.Level? = nil) {
+        self.configPath = configPath
+        self.socketPath = socketPath
+        self.stateDirectory = stateDirectory
+        self.logLevel = logLevel
+    }
+}
+
+/// The daemon's version, as GetInfo reports it.
+public enum PinVaultVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,88 @@
+import Glibc
+import Logging
+
+/// swift-log to stderr, one `write(2)` per line. Under systemd (`JOURNAL_STREAM` set)
+/// each line starts with its syslog priority (`<6>`), which journald turns into the
+/// entry's priority; otherwise lines carry a UTC timestamp and the level name.
+/// Control characters in messages and metadata are escaped, so no peer-supplied text
+/// can forge a log line.
+public struct StderrLogHandler: LogHandler {
+    public var logLevel: Logger.Level
+    public var metadata: Logger.Metadata = [:]
+    private let label: String
+    private let journal: Bool
+
+    public init(label: String, level: Logger.Level, journal: Bool) {
+        self.label = label
+        self.logLevel = level
+        self.journal = journal
+    }
+
+    /// True when stderr is connected to the journal.
+    public static var stderrIsJournal: Bool { getenv("JOURNAL_STREAM") != nil }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(
+        level: Logger.Level,
+        message: Logger.Message,
+        metadata explicit: Logger.Metadata?,
+        source: String,
+        file: String,
+        function: String,
+        line: UInt
+    ) {
+        var text = journal ? "<\(Self.priority(level))>" : "\(Self.timestamp()) \(level.rawValue.uppercased()) "
+        text += label == "pinvaultd" ? "" : "\(label): "
+        text += Self.escaped(message.description)
+        let merged = metadata.merging(explicit ?? [:]) { _, new in new }
+        for key in merged.keys.sorted() {
+            if let value = merged[key] {
+                text += " \(Self.escaped(key))=\(Self.escaped(value.description))"
+            }
+        }
+        text += "\n"
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeBytes { _ = write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        bytes.removeAll()
+    }
+
+    static func priority(_ level: Logger.Level) -> Int {
+        switch level {
+        case .trace, .debug: 7
+        case .info: 6
+        case .notice: 5
+        case .warning: 4
+        case .error: 3
+        case .critical: 2
+        }
+    }
+
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7f:
+                out += "\\x" + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    private static func timestamp() -> String {
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+}

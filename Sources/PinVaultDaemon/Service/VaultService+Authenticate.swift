@@ -1,0 +1,73 @@
+import PinVaultCore
+import PinVaultCrypto
+import PinVaultStore
+
+/// Authenticate and ChangePin.
+extension VaultService {
+    func authenticate(_ call: Call, user: String, keyId: KeyID?, pin: SecretBytes, challenge: [UInt8]) {
+        let owner = call.peer.uid
+        onStore(call) { [self] in
+            let admitted = try admit(call, owner: owner, user: user, keyId: keyId)
+            try onKDF(call) { [self] in
+                let (record, seed) = try verify(pin, keyId: admitted.keyId, owner: owner, call: call)
+                let signature = try challenge.withUnsafeBytes { try SigningKeyPair(seed: seed).sign($0) }
+                // Upgrade on use: re-seal under today's parameters while the seed is open.
+                let upgraded: SealedSeed? = record.sealed.header.kdf.isWeaker(than: settings.kdf)
+                    ? try SeedSealer.seal(
+                        seed: seed, pin: pin, pepper: pepper, ownerUid: owner,
+                        user: record.user, keyId: record.keyId, parameters: settings.kdf)
+                    : nil
+                let time = now()
+                let resealed: Bool = try store.write { writer in
+                    guard let current = try writer.credential(keyId: record.keyId) else { return false }
+                    var updated = cleared(current)
+                    updated.lastUsedAt = time
+                    let reseal = upgraded != nil && current.sealed == record.sealed
+                    if reseal, let upgraded { updated.sealed = upgraded }
+                    try writer.update(updated)
+                    return reseal
+                }
+                stats.authenticationSucceeded()
+                audit.record(.authenticationSucceeded, peer: call.peer, keyId: record.keyId)
+                if resealed { audit.record(.resealed, peer: call.peer, keyId: record.keyId) }
+                return .authenticated(
+                    keyId: record.keyId,
+                    publicKey: record.publicKey,
+                    signature: signature,
+                    pinPolicyOutdated: !settings.policy.violations(of: pin).isEmpty
+                )
+            }
+            return nil
+        }
+    }
+
+    func changePin(_ call: Call, user: String, keyId: KeyID?, currentPin: SecretBytes, newPin: SecretBytes) {
+        // The new PIN is judged (against the policy and the current PIN) before any KDF.
+        let violations = settings.policy.violations(of: newPin, current: currentPin)
+        guard violations.isEmpty else { return call.finish(.failure(.pinPolicyViolation(violations))) }
+        let owner = call.peer.uid
+        onStore(call) { [self] in
+            let admitted = try admit(call, owner: owner, user: user, keyId: keyId)
+            try onKDF(call) { [self] in
+                let (record, seed) = try verify(currentPin, keyId: admitted.keyId, owner: owner, call: call)
+                let resealed = try SeedSealer.seal(
+                    seed: seed, pin: newPin, pepper: pepper, ownerUid: owner,
+                    user: record.user, keyId: record.keyId, parameters: settings.kdf
+                )
+                let updated: CredentialRecord = try store.write { writer in
+                    guard let current = try writer.credential(keyId: record.keyId) else {
+                        throw ServiceError.noSuchCredential
+                    }
+                    var updated = cleared(current)
+                    updated.sealed = resealed
+                    updated.lastUsedAt = now()
+                    try writer.update(updated)
+                    return updated
+                }
+                audit.record(.pinChanged, peer: call.peer, keyId: record.keyId)
+                return .credential(updated)
+            }
+            return nil
+        }
+    }
+}
