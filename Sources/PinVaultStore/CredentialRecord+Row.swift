@@ -61,15 +61,9 @@ extension CredentialRecord {
         func corrupt() -> StoreError { StoreError.corruptRecord(keyId.hex) }
 
         guard let owner = reader.integer().flatMap(UInt32.init(exactly:)),
-            let user = reader.text(), (1...Self.maxUserBytes).contains(user.utf8.count)
+            let user = reader.text(), (1...Self.maxUserBytes).contains(user.utf8.count),
+            let label = reader.optionalText()
         else { throw corrupt() }
-        let label: String?
-        switch reader.next() {
-        case .null: label = nil
-        case .text(let bytes): label = String(validating: bytes, as: UTF8.self)
-            if label == nil { throw corrupt() }
-        default: throw corrupt()
-        }
         guard let publicKey = reader.blob(count: Self.publicKeySize),
             let version = reader.integer().flatMap(UInt8.init(exactly:)),
             let opslimit = reader.integer().flatMap(UInt64.init(exactly:)),
@@ -125,6 +119,15 @@ private struct RowReader {
     mutating func blob(count: Int) -> [UInt8]? {
         if case .blob(let bytes) = next(), bytes.count == count { return bytes }
         return nil
+    }
+
+    /// `.some(nil)` for NULL, `.some(text)` for valid UTF-8 text, nil for anything else.
+    mutating func optionalText() -> String?? {
+        switch next() {
+        case .null: return .some(nil)
+        case .text(let bytes): return String(validating: bytes, as: UTF8.self).map { .some($0) }
+        default: return nil
+        }
     }
 
     /// `.some(nil)` for NULL, `.some(value)` for an integer, nil for anything else.

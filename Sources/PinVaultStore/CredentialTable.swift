@@ -1,3 +1,4 @@
+import CSQLite
 import PinVaultCrypto
 
 /// The SQL of the `credentials` table, shared by `VaultReader` and `VaultWriter`.
@@ -51,7 +52,7 @@ struct CredentialTable {
             "SELECT count(*) FROM credentials WHERE (?1 IS NULL OR owner_uid = ?1) AND (?2 IS NULL OR user = ?2)",
             [.integer(ownerUid.map(Int64.init)), .text(user)])
         guard case .integer(let count)? = value, let result = Int(exactly: count) else {
-            throw StoreError.sqlite(code: 0, message: "count(*) returned no integer")
+            throw StoreError.sqlite(code: SQLITE_MISMATCH, message: "count(*) returned no integer")
         }
         return result
     }
@@ -117,8 +118,8 @@ struct CredentialTable {
         return "UPDATE credentials SET \(assignments) WHERE key_id = ?1"
     }()
 
-    /// `SQLITE_CONSTRAINT_PRIMARYKEY`.
-    private static let primaryKeyViolation: Int32 = 1555
+    /// `SQLITE_CONSTRAINT_PRIMARYKEY` = `SQLITE_CONSTRAINT | (6 << 8)` (the macro is not imported).
+    private static let primaryKeyViolation: Int32 = SQLITE_CONSTRAINT | (6 << 8)
 }
 
 extension Substring {

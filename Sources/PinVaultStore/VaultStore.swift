@@ -72,6 +72,15 @@ public final class VaultStore: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with the raw connection under the lock, outside any transaction.
+    /// For tests and diagnostics (pragma read-back, checkpoints).
+    func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
+        try lock.withLock {
+            guard let connection else { throw StoreError.closed }
+            return try body(connection)
+        }
+    }
+
     private func transaction<T>(begin: String, _ body: (TransactionScope) throws -> T) throws -> T {
         try lock.withLock {
             guard let connection else { throw StoreError.closed }
