@@ -19,11 +19,9 @@ struct CredentialTable {
     /// Decodable rows matching the filters, ordered by creation time then key id.
     /// Rows that do not decode are skipped here and reported by `corruptRecords()`.
     func credentials(ownerUid: UInt32?, user: String?) throws(StoreError) -> [CredentialRecord] {
-        let statement = try scope.open().prepare("""
-            \(Self.select) WHERE (?1 IS NULL OR owner_uid = ?1) AND (?2 IS NULL OR user = ?2)
-            ORDER BY created_at, key_id
-            """)
-        try statement.bind([.integer(ownerUid.map(Int64.init)), .text(user)])
+        let (condition, values) = Self.filter(ownerUid: ownerUid, user: user)
+        let statement = try scope.open().prepare("\(Self.select)\(condition) ORDER BY created_at, key_id")
+        try statement.bind(values)
         var records: [CredentialRecord] = []
         while try statement.step() {
             if let record = try? CredentialRecord(row: statement) {
@@ -48,13 +46,23 @@ struct CredentialTable {
     }
 
     func count(ownerUid: UInt32?, user: String?) throws(StoreError) -> Int {
-        let value = try scope.open().scalar(
-            "SELECT count(*) FROM credentials WHERE (?1 IS NULL OR owner_uid = ?1) AND (?2 IS NULL OR user = ?2)",
-            [.integer(ownerUid.map(Int64.init)), .text(user)])
+        let (condition, values) = Self.filter(ownerUid: ownerUid, user: user)
+        let value = try scope.open().scalar("SELECT count(*) FROM credentials\(condition)", values)
         guard case .integer(let count)? = value, let result = Int(exactly: count) else {
             throw StoreError.sqlite(code: SQLITE_MISMATCH, message: "count(*) returned no integer")
         }
         return result
+    }
+
+    /// A WHERE clause (fixed SQL, values bound) for the filters given; nil matches any.
+    /// One clause per combination, so that SQLite can use the (owner_uid, user) index.
+    private static func filter(ownerUid: UInt32?, user: String?) -> (String, [SQLiteValue]) {
+        switch (ownerUid, user) {
+        case (nil, nil): ("", [])
+        case (let uid?, nil): (" WHERE owner_uid = ?1", [.integer(Int64(uid))])
+        case (nil, let user?): (" WHERE user = ?1", [.text(user)])
+        case (let uid?, let user?): (" WHERE owner_uid = ?1 AND user = ?2", [.integer(Int64(uid)), .text(user)])
+        }
     }
 
     // MARK: Writing
