@@ -9,13 +9,13 @@ enum DatabaseFile {
     static func prepare(path: String) throws(StoreError) {
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0o600)
         guard fd >= 0 else {
-            let failure = SystemError.last("open")
+            let failure = FileSystemError.last("open")
             if failure.errno == ELOOP { throw StoreError.cannotOpen(path: path, reason: "is a symlink") }
             throw StoreError.cannotOpen(path: path, reason: failure.description)
         }
         defer { Glibc.close(fd) }
         let status: FileStatus
-        do throws(SystemError) {
+        do throws(FileSystemError) {
             status = try FileStatus.fstat(fd)
         } catch {
             throw StoreError.cannotOpen(path: path, reason: error.description)

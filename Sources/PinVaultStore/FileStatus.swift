@@ -24,19 +24,19 @@ struct FileStatus: Equatable {
 
     /// `lstat(path)`: a symlink is reported as such, never followed. nil when the path
     /// does not exist (ENOENT).
-    static func lstat(_ path: String) throws(SystemError) -> FileStatus? {
+    static func lstat(_ path: String) throws(FileSystemError) -> FileStatus? {
         var raw = stat()
         guard Glibc.lstat(path, &raw) == 0 else {
             if errno == ENOENT { return nil }
-            throw SystemError.last("lstat")
+            throw FileSystemError.last("lstat")
         }
         return FileStatus(raw)
     }
 
     /// `fstat(fd)`.
-    static func fstat(_ fd: Int32) throws(SystemError) -> FileStatus {
+    static func fstat(_ fd: Int32) throws(FileSystemError) -> FileStatus {
         var raw = stat()
-        guard Glibc.fstat(fd, &raw) == 0 else { throw SystemError.last("fstat") }
+        guard Glibc.fstat(fd, &raw) == 0 else { throw FileSystemError.last("fstat") }
         return FileStatus(raw)
     }
 

@@ -17,7 +17,7 @@ public struct PepperError: Error, Equatable, Sendable, CustomStringConvertible {
         /// No pepper file, but the vault holds records: a new pepper would lock them out.
         case missingWithRecords
         /// A system call failed.
-        case system(SystemError)
+        case system(FileSystemError)
         /// Secret memory or randomness could not be had.
         case crypto(CryptoError)
     }

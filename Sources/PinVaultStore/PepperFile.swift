@@ -40,7 +40,7 @@ public enum PepperFile {
         if let pepper = try read(path: path, mustBePrivate: true) {
             return (pepper, .stateFile(path: path))
         }
-        throw PepperError(path: path, reason: .system(SystemError(call: "open", errno: ENOENT)))
+        throw PepperError(path: path, reason: .system(FileSystemError(call: "open", errno: ENOENT)))
     }
 
     /// The pepper at `path`, or nil when there is no file there. `mustBePrivate` adds the
@@ -58,7 +58,7 @@ public enum PepperFile {
         }
         defer { close(fd) }
         let status: FileStatus
-        do throws(SystemError) {
+        do throws(FileSystemError) {
             status = try FileStatus.fstat(fd)
         } catch {
             throw fail(.system(error))
@@ -75,8 +75,8 @@ public enum PepperFile {
         } catch {
             throw fail(.crypto(error))
         }
-        do throws(SystemError) {
-            try secret.fill { (buffer) throws(SystemError) -> Int in
+        do throws(FileSystemError) {
+            try secret.fill { (buffer) throws(FileSystemError) -> Int in
                 try readAll(fd, into: buffer)
             }
         } catch {
@@ -89,7 +89,7 @@ public enum PepperFile {
     }
 
     /// Reads until end of file or a full buffer; returns the bytes read.
-    private static func readAll(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
+    private static func readAll(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(FileSystemError) -> Int {
         guard let base = buffer.baseAddress else { return 0 }
         var total = 0
         while total < buffer.count {
@@ -99,7 +99,7 @@ public enum PepperFile {
             } else if got == 0 {
                 break
             } else if errno != EINTR {
-                throw SystemError.last("read")
+                throw FileSystemError.last("read")
             }
         }
         return total
@@ -120,10 +120,10 @@ public enum PepperFile {
             } catch {
                 throw fail(.crypto(error))
             }
-            do throws(SystemError) {
+            do throws(FileSystemError) {
                 // The umask may have narrowed 0600; the daemon must be able to read it back.
                 guard fchmod(fd, 0o600) == 0 else { throw .last("fchmod") }
-                try pepper.secret.withUnsafeBytes { (bytes) throws(SystemError) in try writeAll(fd, bytes) }
+                try pepper.secret.withUnsafeBytes { (bytes) throws(FileSystemError) in try writeAll(fd, bytes) }
                 guard fsync(fd) == 0 else { throw .last("fsync") }
             } catch {
                 throw fail(.system(error))
@@ -138,7 +138,7 @@ public enum PepperFile {
             unlink(path)
             throw fail(.system(.last("close")))
         }
-        do throws(SystemError) {
+        do throws(FileSystemError) {
             try syncDirectory(directory)
         } catch {
             // The file itself is complete and synced; only its directory entry may not be.
@@ -147,7 +147,7 @@ public enum PepperFile {
         return pepper
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(SystemError) {
+    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(FileSystemError) {
         guard let base = bytes.baseAddress else { return }
         var total = 0
         while total < bytes.count {
@@ -155,15 +155,15 @@ public enum PepperFile {
             if put > 0 {
                 total += put
             } else if put < 0 && errno != EINTR {
-                throw SystemError.last("write")
+                throw FileSystemError.last("write")
             } else if put == 0 {
-                throw SystemError(call: "write", errno: EIO)
+                throw FileSystemError(call: "write", errno: EIO)
             }
         }
     }
 
     /// fsyncs a directory, so that a new entry in it survives a power cut.
-    private static func syncDirectory(_ path: String) throws(SystemError) {
+    private static func syncDirectory(_ path: String) throws(FileSystemError) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw .last("open") }
         defer { close(fd) }

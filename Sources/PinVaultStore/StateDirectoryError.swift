@@ -11,7 +11,7 @@ public struct StateDirectoryError: Error, Equatable, Sendable, CustomStringConve
         /// Group or others may write to it; the mode is given.
         case writableByOthers(mode: UInt32)
         /// A system call failed.
-        case system(SystemError)
+        case system(FileSystemError)
     }
 
     /// The directory in question.

@@ -5,18 +5,18 @@ import Glibc
 final class StoreLock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
-    init() throws(SystemError) {
+    init() throws(FileSystemError) {
         var attributes = pthread_mutexattr_t()
         var code = pthread_mutexattr_init(&attributes)
-        guard code == 0 else { throw SystemError(call: "pthread_mutexattr_init", errno: code) }
+        guard code == 0 else { throw FileSystemError(call: "pthread_mutexattr_init", errno: code) }
         defer { pthread_mutexattr_destroy(&attributes) }
         code = pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
-        guard code == 0 else { throw SystemError(call: "pthread_mutexattr_settype", errno: code) }
+        guard code == 0 else { throw FileSystemError(call: "pthread_mutexattr_settype", errno: code) }
         let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         code = pthread_mutex_init(mutex, &attributes)
         guard code == 0 else {
             mutex.deallocate()
-            throw SystemError(call: "pthread_mutex_init", errno: code)
+            throw FileSystemError(call: "pthread_mutex_init", errno: code)
         }
         self.mutex = mutex
     }

@@ -1,7 +1,7 @@
 import Glibc
 
-/// A failed system call: its name and `errno`, described with `strerror`.
-public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
+/// A failed file-system call (open, fstat, mkdir, read, fsync…): its name and `errno`, described with `strerror`.
+public struct FileSystemError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The call that failed, e.g. `"open"`.
     public var call: String
     /// Its `errno`.
@@ -13,8 +13,8 @@ public struct SystemError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The failure of `call` with the current `errno`.
-    static func last(_ call: String) -> SystemError {
-        SystemError(call: call, errno: Glibc.errno)
+    static func last(_ call: String) -> FileSystemError {
+        FileSystemError(call: call, errno: Glibc.errno)
     }
 
     public var description: String {
