@@ -8,7 +8,7 @@ import PinVaultStore
 /// the store and the pepper, listen, serve until SIGTERM/SIGINT, drain, close.
 public enum Daemon {
     /// Exit statuses (sysexits.h where one fits).
-    public enum ExitStatus: Int32 {
+    public enum ExitStatus: Int32, Sendable {
         case success = 0
         case failure = 1
         case configuration = 78  // EX_CONFIG

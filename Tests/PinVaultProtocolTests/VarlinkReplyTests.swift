@@ -65,6 +65,7 @@ final class VarlinkReplyTests: XCTestCase {
             .pinPolicyViolation(violations: ["tooShort", "sequential"]), .noSuchCredential,
             .ambiguousCredential(keyIds: ["00112233445566778899aabbccddeeff"]), .tooManyCredentials(limit: 8),
             .unregistrationPending(expiresAt: 1_767_225_600), .invalidToken, .busy(retryAfterMilliseconds: 250),
+            .internalError,
         ]
         XCTAssertEqual(Set(errors.map(\.name)), Set(VaultErrorName.allCases))
         for error in errors {

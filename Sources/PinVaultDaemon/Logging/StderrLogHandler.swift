@@ -26,19 +26,11 @@ public struct StderrLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(
-        level: Logger.Level,
-        message: Logger.Message,
-        metadata explicit: Logger.Metadata?,
-        source: String,
-        file: String,
-        function: String,
-        line: UInt
-    ) {
-        var text = journal ? "<\(Self.priority(level))>" : "\(Self.timestamp()) \(level.rawValue.uppercased()) "
+    public func log(event: LogEvent) {
+        var text = journal ? "<\(Self.priority(event.level))>" : "\(Self.timestamp()) \(event.level.rawValue.uppercased()) "
         text += label == "pinvaultd" ? "" : "\(label): "
-        text += Self.escaped(message.description)
-        let merged = metadata.merging(explicit ?? [:]) { _, new in new }
+        text += Self.escaped(event.message.description)
+        let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
         for key in merged.keys.sorted() {
             if let value = merged[key] {
                 text += " \(Self.escaped(key))=\(Self.escaped(value.description))"

@@ -69,8 +69,7 @@ extension VaultService {
         case .unregistrationPending(let expiresAt): vault = .unregistrationPending(expiresAt: expiresAt)
         case .invalidToken: vault = .invalidToken
         case .busy(let milliseconds): vault = .busy(retryAfterMilliseconds: Int64(milliseconds))
-        case .internalError:
-            return VarlinkReply.appendError(VaultInterface.name + ".InternalError", to: buffer)
+        case .internalError: vault = .internalError
         case .invalidParameter(let name):
             return VarlinkReply.appendError(.invalidParameter(parameter: name), to: buffer)
         case .permissionDenied:

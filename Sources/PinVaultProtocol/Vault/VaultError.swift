@@ -23,6 +23,8 @@ public enum VaultError: Error, Equatable, Sendable {
     case invalidToken
     /// The KDF queue is full. Not counted.
     case busy(retryAfterMilliseconds: Int64)
+    /// The daemon's store or system failed; nothing changed.
+    case internalError
 
     /// The error's name.
     public var name: VaultErrorName {
@@ -38,6 +40,7 @@ public enum VaultError: Error, Equatable, Sendable {
         case .unregistrationPending: .unregistrationPending
         case .invalidToken: .invalidToken
         case .busy: .busy
+        case .internalError: .internalError
         }
     }
 
@@ -52,7 +55,7 @@ public enum VaultError: Error, Equatable, Sendable {
         case .unregistrationPending(let expiresAt):
             object.field("expiresAt", RFC3339.string(fromUnixSeconds: expiresAt))
         case .busy(let milliseconds): object.field("retryAfterMilliseconds", milliseconds)
-        case .credentialBlocked, .credentialWiped, .noSuchCredential, .invalidToken: break
+        case .credentialBlocked, .credentialWiped, .noSuchCredential, .invalidToken, .internalError: break
         }
     }
 
@@ -89,6 +92,8 @@ public enum VaultError: Error, Equatable, Sendable {
             self = .invalidToken
         case .busy:
             self = .busy(retryAfterMilliseconds: try parameters.int("retryAfterMilliseconds", required: true, range: count) ?? 0)
+        case .internalError:
+            self = .internalError
         }
     }
 }

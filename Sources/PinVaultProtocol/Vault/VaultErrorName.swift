@@ -22,6 +22,8 @@ public enum VaultErrorName: String, CaseIterable, Sendable {
     case invalidToken = "InvalidToken"
     /// `Busy(retryAfterMilliseconds)`.
     case busy = "Busy"
+    /// `InternalError()`: a store or system failure; nothing changed.
+    case internalError = "InternalError"
 
     /// `io.pinvault.Vault.<Name>`.
     public var qualifiedName: String { VaultInterface.name + "." + rawValue }

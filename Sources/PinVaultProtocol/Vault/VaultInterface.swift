@@ -168,5 +168,11 @@ error InvalidToken ()
 # The KDF queue is full; retry after retryAfterMilliseconds. Nothing was counted.
 error Busy (retryAfterMilliseconds: int)
 
+# The daemon could not finish the call: its store or the system failed (a full
+# disk, say). Nothing was changed and no PIN attempt was counted against the
+# caller for it; the daemon's log says what failed. Not in the original contract:
+# without it such a failure would have no honest answer.
+error InternalError ()
+
 """#
 }

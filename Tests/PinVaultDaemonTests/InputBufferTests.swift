@@ -1,0 +1,55 @@
+import Glibc
+import XCTest
+
+@testable import PinVaultDaemon
+
+final class InputBufferTests: XCTestCase {
+    private func pipe() -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(Glibc.pipe(&fds), 0)
+        for fd in fds {
+            XCTAssertEqual(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK), 0)
+        }
+        return (fds[0], fds[1])
+    }
+
+    private func write(_ bytes: [UInt8], to fd: Int32) {
+        XCTAssertEqual(bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }, bytes.count)
+    }
+
+    func testFrames_areFoundUpToTheirNul_andConsumedOneAtATime() throws {
+        let (r, w) = pipe()
+        defer { close(r); close(w) }
+        let buffer = try InputBuffer(limit: 1024)
+        write(Array("{\"a\":1}\0{\"b\":2}\0{\"c\"".utf8), to: w)
+        XCTAssertEqual(buffer.read(from: r), .received(20))
+        XCTAssertEqual(buffer.firstFrameLength(), 7)
+        XCTAssertEqual(buffer.withFrame(length: 7) { String(decoding: $0, as: UTF8.self) }, "{\"a\":1}")
+        buffer.consume(8)
+        XCTAssertEqual(buffer.firstFrameLength(), 7)
+        buffer.consume(8)
+        XCTAssertNil(buffer.firstFrameLength(), "a partial frame is not a frame")
+        XCTAssertEqual(buffer.count, 4, "the partial frame stays")
+    }
+
+    func testBuffer_growsUpToItsLimitThenReportsFull() throws {
+        let (r, w) = pipe()
+        defer { close(r); close(w) }
+        let buffer = try InputBuffer(limit: 10_000)
+        write([UInt8](repeating: 0x41, count: 12_000), to: w)
+        var total = 0
+        while case .received(let n) = buffer.read(from: r) { total += n }
+        XCTAssertEqual(total, 10_000)
+        XCTAssertTrue(buffer.isFull)
+        XCTAssertEqual(buffer.read(from: r), .full)
+        XCTAssertNil(buffer.firstFrameLength())
+    }
+
+    func testRead_reportsEndOfStream() throws {
+        let (r, w) = pipe()
+        defer { close(r) }
+        close(w)
+        let buffer = try InputBuffer(limit: 64)
+        XCTAssertEqual(buffer.read(from: r), .endOfStream)
+    }
+}
