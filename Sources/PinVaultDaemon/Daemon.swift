@@ -59,14 +59,14 @@ public enum Daemon {
         if let socketPath = options.socketPath {
             configuration.server.socketPath = socketPath
         }
-        if let stateDirectory = options.stateDirectory {
-            configuration.store.stateDirectory = stateDirectory
-        } else if configuration.store.stateDirectory == DaemonConfiguration.defaults.store.stateDirectory,
-                  let systemd = environment("STATE_DIRECTORY"), !systemd.isEmpty
-        {
-            // systemd's StateDirectory= (the first, when it lists several).
-            configuration.store.stateDirectory = String(systemd.split(separator: ":").first ?? Substring(systemd))
-        }
+        // Flag, then file, then systemd's StateDirectory= (the first, when it lists
+        // several), then the fallback.
+        let systemd = environment("STATE_DIRECTORY")
+            .flatMap { $0.split(separator: ":").first.map(String.init) }
+        configuration.store.stateDirectory = options.stateDirectory
+            ?? configuration.store.stateDirectory
+            ?? systemd
+            ?? DaemonConfiguration.Store.fallbackStateDirectory
         return configuration
     }
 
@@ -81,7 +81,7 @@ public enum Daemon {
 
     private static func serve(_ configuration: DaemonConfiguration, logger: Logger) throws -> ExitStatus {
         let notifier = SystemdNotifier()
-        let stateDirectory = configuration.store.stateDirectory
+        let stateDirectory = configuration.store.stateDirectory ?? DaemonConfiguration.Store.fallbackStateDirectory
         do {
             try StateDirectory.prepare(path: stateDirectory)
         } catch {

@@ -2,8 +2,13 @@ extension DaemonConfiguration {
     /// `[store]`: where the vault lives.
     public struct Store: Sendable, Equatable {
         /// `state_directory`: holds `vault.sqlite` and, without systemd credentials,
-        /// the pepper. `--state-directory` and `$STATE_DIRECTORY` take precedence.
-        public var stateDirectory = "/var/lib/pinvault"
+        /// the pepper. nil when the file does not say: the daemon then takes
+        /// `$STATE_DIRECTORY` (systemd's `StateDirectory=`), else `fallbackStateDirectory`.
+        /// `--state-directory` beats them all.
+        public var stateDirectory: String?
+
+        /// Where the vault lives when neither flag, file nor systemd says.
+        public static let fallbackStateDirectory = "/var/lib/pinvault"
 
         /// The defaults.
         public init() {}

@@ -55,7 +55,7 @@ final class DaemonConfigurationTests: XCTestCase {
         XCTAssertEqual(defaults.server.idleTimeoutSeconds, 60)
         XCTAssertNil(defaults.access.adminGroup)
         XCTAssertEqual(defaults.access.allowedGroups, [])
-        XCTAssertEqual(defaults.store.stateDirectory, "/var/lib/pinvault")
+        XCTAssertNil(defaults.store.stateDirectory, "absent: $STATE_DIRECTORY, else /var/lib/pinvault")
         XCTAssertEqual(defaults.kdf.parameters, KDFParameters(opslimit: 3, memlimit: 64 << 20))
         XCTAssertEqual(defaults.kdf.maxParallel, 0)
         XCTAssertEqual(defaults.kdf.queueMax, 64)
