@@ -25,7 +25,9 @@ final class WorkPool: @unchecked Sendable {
     private let queueMax: Int
     private let perUidMax: Int
     private let lock = ConditionLock()
-    private var queue: [Job] = []
+    /// Taken slots are set to nil at once: a job's closure holds the request's
+    /// secrets, which must go (and be zeroed) as soon as the job has run.
+    private var queue: [Job?] = []
     private var head = 0
     private var running = 0
     private var perUid: [UInt32: Int] = [:]
@@ -95,8 +97,8 @@ final class WorkPool: @unchecked Sendable {
             while head == queue.count && !stopping {
                 lock.wait()
             }
-            guard head < queue.count else { return nil }
-            let job = queue[head]
+            guard head < queue.count, let job = queue[head] else { return nil }
+            queue[head] = nil
             head += 1
             if head > 64 && head * 2 > queue.count {
                 queue.removeFirst(head)
