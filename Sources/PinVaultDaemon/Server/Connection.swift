@@ -17,8 +17,14 @@ final class Connection {
     /// Monotonic milliseconds of the last answered call (or of the connect):
     /// a peer that dribbles bytes without completing a call does not reset it.
     var lastProgress: Int64
-    /// The epoll interest currently registered.
-    var registeredEvents: UInt32 = 0
+    /// The epoll interest currently registered; nil while the fd is not in the set.
+    var registeredEvents: UInt32?
+    /// The peer shut down its writing side: no more input comes, but it may still be
+    /// reading the replies to what it sent (`socat`, `nc -N`).
+    var inputClosed = false
+    /// The peer closed the connection entirely: no reply can reach it, so of what
+    /// it left in the input only the oneway calls still run.
+    var peerGone = false
 
     init(id: UInt64, fd: Int32, peer: Peer, maxMessageBytes: Int, now: Int64) throws(CryptoError) {
         self.id = id

@@ -161,7 +161,7 @@ final class VarlinkServer: @unchecked Sendable {
     // MARK: Connection events
 
     private func handleEvents(_ flags: UInt32, on connection: Connection) {
-        if flags & (.epollErr | .epollHup | .epollRdHup) != 0 {
+        if flags & .epollErr != 0 {
             close(connection, reason: nil)
             return
         }
@@ -174,19 +174,31 @@ final class VarlinkServer: @unchecked Sendable {
                 break
             }
         }
-        if flags & .epollIn != 0 {
-            for _ in 0..<16 {
+        if flags & (.epollIn | .epollRdHup | .epollHup) != 0 && !connection.inputClosed {
+            reading: for _ in 0..<16 {
                 switch connection.input.read(from: connection.fd) {
                 case .received:
                     continue
                 case .wouldBlock, .full:
-                    break
-                case .endOfStream, .failed:
+                    break reading
+                case .endOfStream:
+                    // What the peer sent before its EOF is still answered.
+                    connection.inputClosed = true
+                    break reading
+                case .failed:
                     close(connection, reason: nil)
                     return
                 }
-                break
             }
+        }
+        if flags & .epollHup != 0 {
+            // Nobody reads the replies any more: a call waiting for one is cancelled
+            // (a PIN check that has not begun never counts).
+            if connection.hasPendingOutput || connection.inFlight.map({ !$0.oneway }) == true {
+                close(connection, reason: nil)
+                return
+            }
+            connection.peerGone = true
         }
         processFrames(connection)
     }
@@ -200,6 +212,11 @@ final class VarlinkServer: @unchecked Sendable {
                     close(connection, reason: "no NUL within server.max_message_bytes")
                     return
                 }
+                if connection.inputClosed || connection.peerGone {
+                    // Everything the peer sent has been answered.
+                    close(connection, reason: nil)
+                    return
+                }
                 break
             }
             let peer = connection.peer
@@ -211,6 +228,8 @@ final class VarlinkServer: @unchecked Sendable {
                 close(connection, reason: reason)
                 return
             case .call(let oneway, let start):
+                // A reply could reach nobody: of a departed peer's calls only oneway ones run.
+                if connection.peerGone && !oneway { continue }
                 let context = makeContext(for: connection, oneway: oneway)
                 connection.inFlight = context
                 start(context)
@@ -255,15 +274,25 @@ final class VarlinkServer: @unchecked Sendable {
     }
 
     private func updateInterest(_ connection: Connection) {
-        var wanted = UInt32.epollRdHup
+        if connection.peerGone {
+            // EPOLLHUP is reported whatever the interest, so leave the set for good
+            // rather than wake the loop until the last oneway call is done.
+            if connection.registeredEvents != nil {
+                epoll.remove(connection.fd)
+                connection.registeredEvents = nil
+            }
+            return
+        }
+        // After the peer's EOF, EPOLLRDHUP and EPOLLIN would fire on every wait.
+        var wanted: UInt32 = connection.inputClosed ? 0 : .epollRdHup
         if connection.hasPendingOutput {
             wanted |= .epollOut
-        } else if connection.inFlight == nil && !connection.input.isFull && !stopping {
+        } else if connection.inFlight == nil && !connection.input.isFull && !stopping && !connection.inputClosed {
             wanted |= .epollIn
         }
         guard wanted != connection.registeredEvents else { return }
         do {
-            if connection.registeredEvents == 0 {
+            if connection.registeredEvents == nil {
                 try epoll.add(connection.fd, events: wanted, token: connection.id)
             } else {
                 try epoll.modify(connection.fd, events: wanted, token: connection.id)
