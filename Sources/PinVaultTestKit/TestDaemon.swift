@@ -24,8 +24,13 @@ public final class TestDaemon {
         "policy": ["deny_list": "\"\(TestDaemon.repositoryRoot)/config/deny-list.txt\""],
     ]
 
-    /// `overrides` replaces or adds `[section] key = value` lines (values are TOML).
-    public init(overrides: [String: [String: String]] = [:], configText: String? = nil) throws {
+    /// `overrides` replaces or adds `[section] key = value` lines (values are TOML);
+    /// `removing` drops keys of `testConfiguration` (e.g. to get production KDF costs).
+    public init(
+        overrides: [String: [String: String]] = [:],
+        removing: [String: [String]] = [:],
+        configText: String? = nil
+    ) throws {
         var template = Array("/tmp/pinvault-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw TestKitError("mkdtemp failed") }
         root = String(cString: made)
@@ -34,9 +39,8 @@ public final class TestDaemon {
         stateDirectory = root + "/state"
         configPath = root + "/pinvaultd.toml"
         logPath = root + "/daemon.log"
-        try configText.map { try $0.write(toFile: configPath, atomically: true, encoding: .utf8) }
-            ?? Self.render(Self.testConfiguration.merging(overrides) { base, extra in base.merging(extra) { $1 } })
-                .write(toFile: configPath, atomically: true, encoding: .utf8)
+        try (configText ?? Self.render(Self.configuration(overrides: overrides, removing: removing)))
+            .write(toFile: configPath, atomically: true, encoding: .utf8)
     }
 
     deinit {
@@ -68,6 +72,19 @@ public final class TestDaemon {
         return TestDaemon.repositoryRoot + "/.build/debug/pinvaultd"
     }
 
+    /// `testConfiguration` with `overrides` merged in and `removing` taken out.
+    public static func configuration(
+        overrides: [String: [String: String]] = [:],
+        removing: [String: [String]] = [:]
+    ) -> [String: [String: String]] {
+        var sections = testConfiguration.merging(overrides) { base, extra in base.merging(extra) { $1 } }
+        for (section, keys) in removing {
+            for key in keys { sections[section]?[key] = nil }
+        }
+        return sections
+    }
+
+    /// The TOML text of `sections`.
     public static func render(_ sections: [String: [String: String]]) -> String {
         var text = ""
         for section in sections.keys.sorted() {
@@ -84,11 +101,23 @@ public final class TestDaemon {
         ["--config", configPath, "--socket", socketPath, "--state-directory", stateDirectory, "--log-level", "debug"]
     }
 
-    /// Starts the daemon and waits until it answers on its socket.
-    public func start(arguments: [String]? = nil, environment: [String: String] = [:], waitForSocket: Bool = true) throws {
+    /// Starts the daemon and waits until it answers on its socket. `launcher` runs
+    /// the daemon through another program (`systemd-socket-activate`): its
+    /// arguments come first, then the daemon's path and `arguments`.
+    public func start(
+        arguments: [String]? = nil,
+        environment: [String: String] = [:],
+        launcher: (path: String, arguments: [String])? = nil,
+        waitForSocket: Bool = true
+    ) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binaryPath)
-        process.arguments = arguments ?? standardArguments
+        if let launcher {
+            process.executableURL = URL(fileURLWithPath: launcher.path)
+            process.arguments = launcher.arguments + [Self.binaryPath] + (arguments ?? standardArguments)
+        } else {
+            process.executableURL = URL(fileURLWithPath: Self.binaryPath)
+            process.arguments = arguments ?? standardArguments
+        }
         var env = ProcessInfo.processInfo.environment
         for key in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "STATE_DIRECTORY", "CREDENTIALS_DIRECTORY", "JOURNAL_STREAM"] {
             env[key] = nil
@@ -131,6 +160,16 @@ public final class TestDaemon {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         guard !process.isRunning else { throw TestKitError("pinvaultd did not stop within \(timeout)s") }
+        self.process = nil
+        return process.terminationStatus
+    }
+
+    /// Waits for the daemon to exit by itself; nil when it still runs after `timeout`.
+    public func waitForExit(timeout: TimeInterval) -> Int32? {
+        guard let process else { return nil }
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        guard !process.isRunning else { return nil }
         self.process = nil
         return process.terminationStatus
     }

@@ -35,6 +35,9 @@ public final class VarlinkClient {
 
     public func close() { shutdown(fd, Int32(SHUT_RDWR)) }
 
+    /// Sends EOF but keeps reading, as `socat` does once its input ends.
+    public func shutdownWriting() { shutdown(fd, Int32(SHUT_WR)) }
+
     /// One call and its reply.
     public func call(_ method: String, _ parameters: [String: Any] = [:]) throws -> VarlinkResponse {
         try send(method, parameters)
@@ -77,12 +80,14 @@ public final class VarlinkClient {
         }
     }
 
-    /// True when the daemon closed the connection (EOF) within `timeout`.
+    /// True when the daemon closed the connection within `timeout`: EOF, or a reset
+    /// (closing a socket with unread input makes the kernel send RST instead of FIN).
     public func isClosedByPeer(timeout: TimeInterval = 5) -> Bool {
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&poller, 1, Int32(timeout * 1000)) > 0 else { return false }
         var byte: UInt8 = 0
-        return recv(fd, &byte, 1, Int32(MSG_PEEK)) == 0
+        let n = recv(fd, &byte, 1, Int32(MSG_PEEK))
+        return n == 0 || (n < 0 && errno == ECONNRESET)
     }
 }
 
@@ -92,7 +97,8 @@ public struct VarlinkResponse: CustomStringConvertible {
     public let parameters: [String: Any]
     public let raw: String
 
-    init(frame: [UInt8]) throws {
+    /// Parses one reply frame (the bytes before its NUL).
+    public init(frame: [UInt8]) throws {
         raw = String(decoding: frame, as: UTF8.self)
         guard let object = try JSONSerialization.jsonObject(with: Data(frame)) as? [String: Any] else {
             throw TestKitError("reply is not an object: \(raw)")

@@ -1,0 +1,156 @@
+import Foundation
+import Glibc
+import PinVaultTestKit
+import XCTest
+
+/// The daemon as a process (DESIGN §7): signals, its socket file, start-up refusals,
+/// connection limits, sd_notify and socket activation.
+final class DaemonLifeTests: DaemonTestCase {
+    private func socketFileExists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
+    }
+
+    /// Makes `sock/` under the daemon's root, as the daemon would.
+    private func makeSocketDirectory() throws {
+        let directory = (daemon.socketPath as NSString).deletingLastPathComponent
+        XCTAssertEqual(mkdir(directory, 0o755), 0, "mkdir: errno \(errno)")
+    }
+
+    func testSIGTERM_exitsZero_andRemovesTheSocketFile() throws {
+        try startDaemon()
+        XCTAssertTrue(socketFileExists(daemon.socketPath))
+        client = nil
+        XCTAssertEqual(try daemon.stop(signal: SIGTERM), 0, daemon.log)
+        XCTAssertFalse(socketFileExists(daemon.socketPath))
+    }
+
+    func testSIGINT_exitsZero_andRemovesTheSocketFile() throws {
+        try startDaemon()
+        client = nil
+        XCTAssertEqual(try daemon.stop(signal: SIGINT), 0, daemon.log)
+        XCTAssertFalse(socketFileExists(daemon.socketPath))
+    }
+
+    func testSIGTERM_duringACall_finishesTheCallFirst() throws {
+        try startDaemon(removing: ["kdf": ["opslimit", "memlimit_kib", "allow_weak"]])
+        try client.send("io.pinvault.Vault.Register", ["user": "slow", "pin": pin])
+        usleep(50_000)
+        guard let process = daemon.process else { return XCTFail("not running") }
+        kill(process.processIdentifier, SIGTERM)
+        let reply = try client.receive()
+        XCTAssertSuccess(reply)
+        XCTAssertEqual(daemon.waitForExit(timeout: 20), 0, daemon.log)
+    }
+
+    func testAStaleSocketFile_isReplacedAtStart() throws {
+        daemon = try TestDaemon()
+        try makeSocketDirectory()
+        // Bound and closed without unlinking: what a crashed daemon leaves behind.
+        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in daemon.socketPath.utf8.enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        XCTAssertEqual(bound, 0)
+        close(stale)
+        XCTAssertTrue(socketFileExists(daemon.socketPath))
+
+        try daemon.start()
+        client = try daemon.connect()
+        XCTAssertSuccess(try client.call("org.varlink.service.GetInfo"))
+    }
+
+    func testALiveSocket_makesASecondDaemonExitNonZero_andTheFirstGoesOn() throws {
+        try startDaemon()
+        let second = try TestDaemon()
+        let status = try second.runToExit(arguments: [
+            "--config", second.configPath, "--socket", daemon.socketPath, "--state-directory", second.stateDirectory,
+        ])
+        XCTAssertNotEqual(status, 0)
+        XCTAssertTrue(second.log.contains("in use"), second.log)
+        XCTAssertSuccess(try client.call("org.varlink.service.GetInfo"))
+        XCTAssertSuccess(try daemon.connect().call("org.varlink.service.GetInfo"))
+    }
+
+    func testAnUnknownConfigurationKey_stopsTheStart_namingFileAndKey() throws {
+        daemon = try TestDaemon(overrides: ["server": ["max_conections": "5"]])
+        XCTAssertEqual(try daemon.runToExit(), 78, daemon.log)
+        XCTAssertTrue(daemon.log.contains(daemon.configPath), daemon.log)
+        XCTAssertTrue(daemon.log.contains("server.max_conections"), daemon.log)
+        XCTAssertFalse(socketFileExists(daemon.socketPath))
+    }
+
+    func testWeakKDFParameters_withoutAllowWeak_stopTheStart() throws {
+        daemon = try TestDaemon(removing: ["kdf": ["allow_weak"]])
+        XCTAssertEqual(try daemon.runToExit(), 78, daemon.log)
+        XCTAssertTrue(daemon.log.contains(daemon.configPath), daemon.log)
+        XCTAssertTrue(daemon.log.contains("kdf.opslimit"), daemon.log)
+        XCTAssertTrue(daemon.log.contains("allow_weak"), daemon.log)
+    }
+
+    func testAnIdleConnection_isClosedAfterIdleTimeout_whileABusyOneStays() throws {
+        try startDaemon(["server": ["idle_timeout_seconds": "1"]])
+        let idle = try daemon.connect()
+        XCTAssertSuccess(try idle.call("org.varlink.service.GetInfo"))
+        let started = Date()
+        while Date().timeIntervalSince(started) < 2.5 {
+            XCTAssertSuccess(try client.call("org.varlink.service.GetInfo"))
+            usleep(300_000)
+        }
+        XCTAssertTrue(idle.isClosedByPeer(timeout: 3), "the idle connection stayed open")
+        XCTAssertSuccess(try client.call("org.varlink.service.GetInfo"))
+    }
+
+    func testMaxConnectionsPerUid_refusesTheNextConnection() throws {
+        try startDaemon(["server": ["max_connections_per_uid": "2"]])
+        // The start-up probe's connection must be gone before counting.
+        XCTAssertTrue(try eventually(timeout: 5) {
+            try client.succeeding("GetStats").object("counters")?.int("activeConnections") == 1
+        })
+        let second = try daemon.connect()
+        XCTAssertSuccess(try second.call("org.varlink.service.GetInfo"))
+        let third = try daemon.connect()
+        XCTAssertTrue(third.isClosedByPeer(timeout: 5), "a third connection was served")
+        XCTAssertSuccess(try client.call("org.varlink.service.GetInfo"))
+
+        second.close()
+        XCTAssertTrue(eventually(timeout: 5) {
+            (try? daemon.connect().call("org.varlink.service.GetInfo"))?.error == nil
+        })
+    }
+
+    func testSdNotify_sendsReadyOnceServing_andStoppingOnSIGTERM() throws {
+        daemon = try TestDaemon()
+        let notify = try NotifySocket(path: daemon.root + "/notify")
+        try daemon.start(environment: ["NOTIFY_SOCKET": notify.path])
+        let ready = notify.messages(until: "READY=1", timeout: 10)
+        XCTAssertFalse(ready.isEmpty, "no READY=1 arrived")
+        XCTAssertTrue(ready.joined().contains("STATUS="), ready.joined())
+        client = try daemon.connect()
+        XCTAssertSuccess(try client.call("org.varlink.service.GetInfo"))
+
+        client = nil
+        XCTAssertEqual(try daemon.stop(), 0, daemon.log)
+        XCTAssertFalse(notify.messages(until: "STOPPING=1", timeout: 5).isEmpty, "no STOPPING=1 arrived")
+    }
+
+    func testSocketActivation_servesTheInheritedSocket_andNeverUnlinksIt() throws {
+        daemon = try TestDaemon()
+        try makeSocketDirectory()
+        try daemon.start(launcher: ("/usr/bin/systemd-socket-activate", ["-l", daemon.socketPath]))
+        client = try daemon.connect()
+        XCTAssertSuccess(try client.call("org.varlink.service.GetInfo"))
+        try client.register(user: "activated", pin: pin)
+        XCTAssertEqual(try client.list().count, 1)
+        XCTAssertTrue(daemon.log.contains("from systemd"), daemon.log)
+
+        client = nil
+        XCTAssertEqual(try daemon.stop(), 0, daemon.log)
+        XCTAssertTrue(socketFileExists(daemon.socketPath), "pinvaultd unlinked a socket systemd owns")
+    }
+}
