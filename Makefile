@@ -10,7 +10,7 @@ SWIFT        ?= swift
 PYTHON       ?= python3
 RUN_DIR      := $(CURDIR)/run
 VENV         := $(CURDIR)/.venv
-DEB_PACKAGES := libsodium-dev libsqlite3-dev pkg-config python3-venv systemd util-linux
+DEB_PACKAGES := libsodium-dev libsqlite3-dev pkg-config python3-venv python3-cryptography systemd util-linux
 
 .PHONY: all deps build release run test venv clean
 

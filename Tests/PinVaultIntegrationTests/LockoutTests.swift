@@ -64,6 +64,11 @@ final class LockoutTests: DaemonTestCase {
         let after = try client.credential(keyId: keyId)
         XCTAssertEqual(after.int("failedAttempts"), 3)
         XCTAssertEqual(after.string("lockedUntil"), before.string("lockedUntil"))
+
+        // `lockouts` counts credentials throttled by a wrong PIN, not refused calls.
+        let counters = try XCTUnwrap(try client.vault("GetStats").object("counters"))
+        XCTAssertEqual(counters["lockouts"] as? Int, 1)
+        XCTAssertEqual(counters["authenticationsFailed"] as? Int, 3)
     }
 
     func testAfterTheWait_thePinIsCheckedAgain() throws {

@@ -17,7 +17,7 @@ public final class ServiceStats: Sendable {
     func connectionClosed() { connections.subtract(1, ordering: .relaxed) }
     func authenticationSucceeded() { authenticationsSucceeded.add(1, ordering: .relaxed) }
     func authenticationFailed() { authenticationsFailed.add(1, ordering: .relaxed) }
-    /// A call refused because its credential was throttled, blocked or just wiped.
+    /// A wrong PIN that throttled, blocked or wiped its credential.
     func lockedOut() { lockouts.add(1, ordering: .relaxed) }
     func refusedBusy() { busy.add(1, ordering: .relaxed) }
 

@@ -54,17 +54,9 @@ extension VaultService {
         case nil:
             return record
         case .refuse(let error):
-            countLockout(error)
             throw error
         case .wipe:
             try wipeExhausted(record.keyId, call: call)
-        }
-    }
-
-    private func countLockout(_ error: ServiceError) {
-        switch error {
-        case .lockedOut, .credentialBlocked: stats.lockedOut()
-        default: break
         }
     }
 
@@ -93,7 +85,6 @@ extension VaultService {
             record = counted
             before = previous
         case .refused(.refuse(let error)):
-            countLockout(error)
             throw error
         case .refused(.wipe):
             try wipeExhausted(keyId, call: call)
@@ -140,12 +131,17 @@ extension VaultService {
         case .gone:
             return .noSuchCredential
         case .outcome(.wrongPin(let remaining), let throttled):
-            if throttled { audit.record(.throttled, peer: call.peer, keyId: keyId) }
+            if throttled {
+                stats.lockedOut()
+                audit.record(.throttled, peer: call.peer, keyId: keyId)
+            }
             return .wrongPin(remainingAttempts: remaining)
         case .outcome(.blocked, _):
+            stats.lockedOut()
             audit.record(.blocked, peer: call.peer, keyId: keyId)
             return .credentialBlocked
         case .outcome(.wiped, _):
+            stats.lockedOut()
             audit.record(.wiped, peer: call.peer, keyId: keyId)
             return .credentialWiped
         }
