@@ -116,6 +116,12 @@ public enum Daemon {
         }
 
         let limits = try serverLimits(configuration)
+        // Connections, the store, the listeners, epoll, eventfd, signalfd, logs.
+        let descriptors = ProcessHardening.raiseDescriptorLimit()
+        if descriptors < limits.maxConnections + 32 {
+            logger.warning("the descriptor limit is below server.max_connections; accepting pauses when it is reached",
+                           metadata: ["limit": "\(descriptors)", "max_connections": "\(limits.maxConnections)"])
+        }
         let listeners = try listen(configuration, logger: logger)
 
         let kdf = configuration.kdf

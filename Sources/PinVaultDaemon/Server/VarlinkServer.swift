@@ -31,6 +31,10 @@ final class VarlinkServer: @unchecked Sendable {
     private var perUid: [UInt32: Int] = [:]
     private var nextConnectionID = firstConnectionToken
     private var stopping = false
+    /// Set while accepting is paused after EMFILE/ENFILE.
+    private var acceptPausedUntil: Int64?
+    /// Refused connections, logged as a summary so that no peer can flood the log.
+    private var refusals = RefusalLog()
     private var loopThread = pthread_self()
 
     init(
@@ -81,10 +85,12 @@ final class VarlinkServer: @unchecked Sendable {
             }
             if now - lastIdleSweep >= 1000 {
                 closeIdleConnections(now: now)
+                refusals.report(now: now, to: logger)
                 lastIdleSweep = now
             }
+            resumeAcceptingIfDue(now: now)
 
-            try epoll.wait(into: events, timeoutMilliseconds: 500) { token, flags in
+            try epoll.wait(into: events, timeoutMilliseconds: acceptPausedUntil == nil ? 500 : 100) { token, flags in
                 switch token {
                 case Self.wakeupToken:
                     wakeup.drain()
@@ -114,17 +120,29 @@ final class VarlinkServer: @unchecked Sendable {
     // MARK: Accepting
 
     private func acceptAll(from listener: UnixListener) {
-        while !stopping, let fd = listener.accept() {
+        while !stopping {
+            let fd: Int32
+            switch listener.accept() {
+            case .accepted(let accepted):
+                fd = accepted
+            case .none:
+                return
+            case .failed(let code):
+                // Out of descriptors or memory: the listener stays readable, so stop
+                // watching it for a moment instead of spinning on it.
+                pauseAccepting(because: code)
+                return
+            }
             let peer: Peer
             do {
                 peer = try Peer.of(socket: fd, adminGroup: limits.adminGroup)
             } catch {
-                logger.warning("refused a connection: \(error)")
+                refusals.note("unreadable peer credentials")
                 Glibc.close(fd)
                 continue
             }
             if let refusal = admissionRefusal(for: peer) {
-                logger.notice("refused connection", metadata: ["uid": "\(peer.uid)", "pid": "\(peer.pid)", "reason": "\(refusal)"])
+                refusals.note(refusal)
                 Glibc.close(fd)
                 continue
             }
@@ -139,8 +157,27 @@ final class VarlinkServer: @unchecked Sendable {
                 stats.connectionOpened()
                 updateInterest(connection)
             } catch {
-                logger.error("cannot serve a connection: \(error)")
+                refusals.note("no secret memory for its buffer")
                 Glibc.close(fd)
+            }
+        }
+    }
+
+    private func pauseAccepting(because code: Int32) {
+        guard acceptPausedUntil == nil else { return }
+        for listener in listeners { epoll.remove(listener.fd) }
+        acceptPausedUntil = MonotonicClock.milliseconds() + 100
+        refusals.note("accept failed: \(SystemError("accept", code: code))")
+    }
+
+    private func resumeAcceptingIfDue(now: Int64) {
+        guard let until = acceptPausedUntil, now >= until, !stopping else { return }
+        acceptPausedUntil = nil
+        for (index, listener) in listeners.enumerated() {
+            do {
+                try epoll.add(listener.fd, events: .epollIn, token: UInt64(index))
+            } catch {
+                logger.error("cannot watch the listening socket again: \(error)")
             }
         }
     }
@@ -283,12 +320,14 @@ final class VarlinkServer: @unchecked Sendable {
             }
             return
         }
-        // After the peer's EOF, EPOLLRDHUP and EPOLLIN would fire on every wait.
-        var wanted: UInt32 = connection.inputClosed ? 0 : .epollRdHup
+        // Level-triggered: EPOLLIN and EPOLLRDHUP are asked for only while the loop
+        // will read, or a half-closed peer with a call in flight (or a full buffer)
+        // would wake every wait. A full close still reports EPOLLHUP, always.
+        var wanted: UInt32 = 0
         if connection.hasPendingOutput {
-            wanted |= .epollOut
+            wanted = .epollOut
         } else if connection.inFlight == nil && !connection.input.isFull && !stopping && !connection.inputClosed {
-            wanted |= .epollIn
+            wanted = .epollIn | .epollRdHup
         }
         guard wanted != connection.registeredEvents else { return }
         do {

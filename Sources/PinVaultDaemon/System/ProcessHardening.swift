@@ -12,6 +12,20 @@ public enum ProcessHardening {
         umask(0o077)
     }
 
+    /// Raises the soft descriptor limit to the hard one (systemd's default soft
+    /// limit of 1024 is below what `server.max_connections` may ask) and returns it.
+    public static func raiseDescriptorLimit() -> Int {
+        var limit = rlimit()
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        guard getrlimit(resource, &limit) == 0 else { return 0 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(resource, &raised) == 0 { limit = raised }
+        }
+        return limit.rlim_cur > rlim_t(Int.max) ? Int.max : Int(limit.rlim_cur)
+    }
+
     /// True when the process is non-dumpable (for tests and start-up logging).
     public static var isNonDumpable: Bool { CPinVaultSystem_get_dumpable() == 0 }
 

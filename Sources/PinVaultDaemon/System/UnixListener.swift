@@ -68,10 +68,26 @@ final class UnixListener {
         return UnixListener(fd: fd, ownedPath: nil)
     }
 
-    /// Accepts one pending connection, non-blocking and close-on-exec; nil when none.
-    func accept() -> Int32? {
-        let client = CPinVaultSystem_accept(fd)
-        return client >= 0 ? client : nil
+    enum Accepted: Equatable {
+        case accepted(Int32)
+        /// Nothing pending (or the peer left before we got to it).
+        case none
+        /// A failure that will repeat while the listener stays readable
+        /// (EMFILE, ENFILE, ENOBUFS, ENOMEM).
+        case failed(Int32)
+    }
+
+    /// Accepts one pending connection, non-blocking and close-on-exec.
+    func accept() -> Accepted {
+        while true {
+            let client = CPinVaultSystem_accept(fd)
+            if client >= 0 { return .accepted(client) }
+            switch errno {
+            case EINTR: continue
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM: return .failed(errno)
+            default: return .none  // EAGAIN, ECONNABORTED, EPROTO…
+            }
+        }
     }
 
     /// Stops listening; unlinks the path only when this process bound it.
