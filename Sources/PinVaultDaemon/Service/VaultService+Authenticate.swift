@@ -9,36 +9,45 @@ extension VaultService {
         onStore(call) { [self] in
             let admitted = try admit(call, owner: owner, user: user, keyId: keyId)
             try onKDF(call) { [self] in
-                let (record, seed) = try verify(pin, keyId: admitted.keyId, owner: owner, call: call)
-                let signature = try challenge.withUnsafeBytes { try SigningKeyPair(seed: seed).sign($0) }
-                // Upgrade on use: re-seal under today's parameters while the seed is open.
-                let upgraded: SealedSeed? = record.sealed.header.kdf.isWeaker(than: settings.kdf)
-                    ? try SeedSealer.seal(
-                        seed: seed, pin: pin, pepper: pepper, ownerUid: owner,
-                        user: record.user, keyId: record.keyId, parameters: settings.kdf)
-                    : nil
-                let time = now()
-                let resealed: Bool = try store.write { writer in
-                    guard let current = try writer.credential(keyId: record.keyId) else { return false }
-                    var updated = cleared(current)
-                    updated.lastUsedAt = time
-                    let reseal = upgraded != nil && current.sealed == record.sealed
-                    if reseal, let upgraded { updated.sealed = upgraded }
-                    try writer.update(updated)
-                    return reseal
+                try withVerifiedPin(pin, keyId: admitted.keyId, owner: owner, call: call) { record, seed in
+                    try signed(challenge, pin: pin, record: record, seed: seed, call: call)
                 }
-                stats.authenticationSucceeded()
-                audit.record(.authenticationSucceeded, peer: call.peer, keyId: record.keyId)
-                if resealed { audit.record(.resealed, peer: call.peer, keyId: record.keyId) }
-                return .authenticated(
-                    keyId: record.keyId,
-                    publicKey: record.publicKey,
-                    signature: signature,
-                    pinPolicyOutdated: !settings.policy.violations(of: pin).isEmpty
-                )
             }
             return nil
         }
+    }
+
+    /// Signs `challenge`, clears the count, notes the use, and re-seals a record
+    /// weaker than today's KDF parameters while its seed is open (upgrade on use).
+    private func signed(
+        _ challenge: [UInt8], pin: SecretBytes, record: CredentialRecord, seed: SecretBytes, call: Call
+    ) throws -> VaultResult {
+        let signature = try challenge.withUnsafeBytes { try SigningKeyPair(seed: seed).sign($0) }
+        let upgraded: SealedSeed? = record.sealed.header.kdf.isWeaker(than: settings.kdf)
+            ? try SeedSealer.seal(
+                seed: seed, pin: pin, pepper: pepper, ownerUid: record.ownerUid,
+                user: record.user, keyId: record.keyId, parameters: settings.kdf)
+            : nil
+        let time = now()
+        let resealed: Bool = try store.write { writer in
+            guard let current = try writer.credential(keyId: record.keyId) else { return false }
+            var updated = cleared(current)
+            updated.lastUsedAt = time
+            // A ChangePin that won a race keeps its seal; only the record we opened is upgraded.
+            let reseal = upgraded != nil && current.sealed == record.sealed
+            if reseal, let upgraded { updated.sealed = upgraded }
+            try writer.update(updated)
+            return reseal
+        }
+        stats.authenticationSucceeded()
+        audit.record(.authenticationSucceeded, peer: call.peer, keyId: record.keyId)
+        if resealed { audit.record(.resealed, peer: call.peer, keyId: record.keyId) }
+        return .authenticated(
+            keyId: record.keyId,
+            publicKey: record.publicKey,
+            signature: signature,
+            pinPolicyOutdated: !settings.policy.violations(of: pin).isEmpty
+        )
     }
 
     func changePin(_ call: Call, user: String, keyId: KeyID?, currentPin: SecretBytes, newPin: SecretBytes) {
@@ -49,23 +58,24 @@ extension VaultService {
         onStore(call) { [self] in
             let admitted = try admit(call, owner: owner, user: user, keyId: keyId)
             try onKDF(call) { [self] in
-                let (record, seed) = try verify(currentPin, keyId: admitted.keyId, owner: owner, call: call)
-                let resealed = try SeedSealer.seal(
-                    seed: seed, pin: newPin, pepper: pepper, ownerUid: owner,
-                    user: record.user, keyId: record.keyId, parameters: settings.kdf
-                )
-                let updated: CredentialRecord = try store.write { writer in
-                    guard let current = try writer.credential(keyId: record.keyId) else {
-                        throw ServiceError.noSuchCredential
+                try withVerifiedPin(currentPin, keyId: admitted.keyId, owner: owner, call: call) { record, seed in
+                    let resealed = try SeedSealer.seal(
+                        seed: seed, pin: newPin, pepper: pepper, ownerUid: owner,
+                        user: record.user, keyId: record.keyId, parameters: settings.kdf
+                    )
+                    let updated: CredentialRecord = try store.write { writer in
+                        guard let current = try writer.credential(keyId: record.keyId) else {
+                            throw ServiceError.noSuchCredential
+                        }
+                        var updated = cleared(current)
+                        updated.sealed = resealed
+                        updated.lastUsedAt = now()
+                        try writer.update(updated)
+                        return updated
                     }
-                    var updated = cleared(current)
-                    updated.sealed = resealed
-                    updated.lastUsedAt = now()
-                    try writer.update(updated)
-                    return updated
+                    audit.record(.pinChanged, peer: call.peer, keyId: record.keyId)
+                    return .credential(updated)
                 }
-                audit.record(.pinChanged, peer: call.peer, keyId: record.keyId)
-                return .credential(updated)
             }
             return nil
         }

@@ -101,14 +101,36 @@ extension VaultService {
         }
     }
 
-    /// Puts back the counter an attempt wrote, unless another attempt moved it since.
+    /// Verifies `pin`, then runs `body` with the credential and its seed. When `body`
+    /// fails after a right PIN (a store error, a lost race), the attempt `verify`
+    /// counted is cleared all the same: only a wrong PIN may count (§5).
+    func withVerifiedPin(
+        _ pin: SecretBytes, keyId: KeyID, owner: UInt32, call: Call,
+        _ body: (CredentialRecord, SecretBytes) throws -> VaultResult
+    ) throws -> VaultResult {
+        let (record, seed) = try verify(pin, keyId: keyId, owner: owner, call: call)
+        do {
+            return try body(record, seed)
+        } catch {
+            try? rewriteCounter(of: record, to: .cleared)
+            throw error
+        }
+    }
+
+    /// Puts back the counter an attempt wrote (the PIN was never checked).
     private func uncount(_ counted: CredentialRecord, restoring before: FailureCounter) throws {
+        try rewriteCounter(of: counted, to: before)
+    }
+
+    /// Sets the counter of `counted`'s credential, unless another attempt has moved
+    /// it since `counted` was written.
+    private func rewriteCounter(of counted: CredentialRecord, to value: FailureCounter) throws {
         try store.write { writer in
             guard var current = try writer.credential(keyId: counted.keyId),
-                  current.failedAttempts == counted.failedAttempts
+                  counter(of: current) == counter(of: counted)
             else { return }
-            current.failedAttempts = before.failedAttempts
-            current.lockedUntil = before.lockedUntil
+            current.failedAttempts = value.failedAttempts
+            current.lockedUntil = value.lockedUntil
             try writer.update(current)
         }
     }

@@ -17,8 +17,9 @@ extension VaultService {
         onStore(call) { [self] in
             let admitted = try admit(call, owner: owner, user: user, keyId: keyId)
             try onKDF(call) { [self] in
-                let (record, _) = try verify(pin, keyId: admitted.keyId, owner: owner, call: call)
-                return try markPending(record.keyId, call: call, clearingFailures: true)
+                try withVerifiedPin(pin, keyId: admitted.keyId, owner: owner, call: call) { record, _ in
+                    try markPending(record.keyId, call: call, clearingFailures: true)
+                }
             }
             return nil
         }
@@ -82,8 +83,9 @@ extension VaultService {
         onStore(call) { [self] in
             let admitted = try admit(call, owner: owner, user: user, keyId: keyId)
             try onKDF(call) { [self] in
-                _ = try verify(pin, keyId: admitted.keyId, owner: owner, call: call)
-                return try deleteAccount(owner: owner, user: user, call: call)
+                try withVerifiedPin(pin, keyId: admitted.keyId, owner: owner, call: call) { _, _ in
+                    try deleteAccount(owner: owner, user: user, call: call)
+                }
             }
             return nil
         }
