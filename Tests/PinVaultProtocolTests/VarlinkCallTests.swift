@@ -56,7 +56,7 @@ final class VarlinkCallTests: XCTestCase {
         ]
         for name in names {  // as JSON string contents
             let frame = #"{"method":""# + name + #""}"#
-            XCTAssertEqual(error(frame), .invalidField("method"), "for \(name)")
+            XCTAssertEqual(error(frame), .invalidField("method", oneway: false), "for \(name)")
         }
     }
 
@@ -67,11 +67,14 @@ final class VarlinkCallTests: XCTestCase {
     }
 
     func testParse_withWrongFieldTypes_namesTheField() {
-        XCTAssertEqual(error(#"{"method":"a.b.C","parameters":[]}"#), .invalidField("parameters"))
-        XCTAssertEqual(error(#"{"method":"a.b.C","parameters":"x"}"#), .invalidField("parameters"))
-        XCTAssertEqual(error(#"{"method":"a.b.C","oneway":"true"}"#), .invalidField("oneway"))
-        XCTAssertEqual(error(#"{"method":"a.b.C","more":1}"#), .invalidField("more"))
-        XCTAssertEqual(error(#"{"method":"a.b.C","upgrade":{}}"#), .invalidField("upgrade"))
+        XCTAssertEqual(error(#"{"method":"a.b.C","parameters":[]}"#), .invalidField("parameters", oneway: false))
+        XCTAssertEqual(error(#"{"method":"a.b.C","parameters":"x"}"#), .invalidField("parameters", oneway: false))
+        XCTAssertEqual(error(#"{"method":"a.b.C","oneway":"true"}"#), .invalidField("oneway", oneway: false))
+        XCTAssertEqual(error(#"{"method":"a.b.C","more":1}"#), .invalidField("more", oneway: false))
+        XCTAssertEqual(error(#"{"method":"a.b.C","upgrade":{}}"#), .invalidField("upgrade", oneway: false))
+        // A oneway call is still oneway when another field is bad: it gets no reply.
+        XCTAssertEqual(error(#"{"method":"x","oneway":true}"#), .invalidField("method", oneway: true))
+        XCTAssertEqual(error(#"{"method":"a.b.C","oneway":true,"parameters":[]}"#), .invalidField("parameters", oneway: true))
     }
 
     func testParse_ignoresUnknownTopLevelFields() throws {

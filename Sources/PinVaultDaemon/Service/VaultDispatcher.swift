@@ -20,8 +20,8 @@ final class VaultDispatcher: FrameHandler {
             switch error {
             case .protocolViolation:
                 return .protocolViolation("not a Varlink call")
-            case .invalidField(let field):
-                return answer(oneway: false, .invalidParameter(parameter: field))
+            case .invalidField(let field, let oneway):
+                return answer(oneway: oneway, .invalidParameter(parameter: field))
             }
         }
         if call.upgrade {

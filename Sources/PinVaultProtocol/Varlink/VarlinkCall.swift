@@ -33,10 +33,14 @@ public struct VarlinkCall {
               document[methodNode].kind == .string else {
             throw .protocolViolation
         }
+        // The flags first: a oneway call must get no reply, not even an error.
+        let oneway = try flag("oneway", in: document, oneway: false)
+        let more = try flag("more", in: document, oneway: oneway)
+        let upgrade = try flag("upgrade", in: document, oneway: oneway)
         guard document.decodedLength(methodNode) <= ProtocolLimits.maxMethodNameBytes,
               let method = document.string(methodNode),
               let names = VarlinkName.split(qualified: method) else {
-            throw .invalidField("method")
+            throw .invalidField("method", oneway: oneway)
         }
         let parameters: Int?
         switch document.member("parameters", of: document.root) {
@@ -47,22 +51,22 @@ public struct VarlinkCall {
         case .some(let node) where document[node].kind == .object:
             parameters = node
         case .some:
-            throw .invalidField("parameters")
+            throw .invalidField("parameters", oneway: oneway)
         }
         return VarlinkCall(
             method: method,
             interface: names.interface,
             methodName: names.member,
-            oneway: try flag("oneway", in: document),
-            more: try flag("more", in: document),
-            upgrade: try flag("upgrade", in: document),
+            oneway: oneway,
+            more: more,
+            upgrade: upgrade,
             parameters: ParameterDecoder(document: document, object: parameters)
         )
     }
 
-    private static func flag(_ name: String, in document: JSONDocument) throws(VarlinkCallError) -> Bool {
+    private static func flag(_ name: String, in document: JSONDocument, oneway: Bool) throws(VarlinkCallError) -> Bool {
         guard let node = document.member(name, of: document.root), !document.isNull(node) else { return false }
-        guard let value = document.bool(node) else { throw .invalidField(name) }
+        guard let value = document.bool(node) else { throw .invalidField(name, oneway: oneway) }
         return value
     }
 }

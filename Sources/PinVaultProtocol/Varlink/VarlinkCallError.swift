@@ -6,5 +6,7 @@ public enum VarlinkCallError: Error, Equatable, Sendable {
     /// A call-level field is malformed (`method` breaks the name grammar; `parameters`
     /// is not an object; `oneway`, `more` or `upgrade` is not a boolean). Answered with
     /// `org.varlink.service.InvalidParameter(parameter)` naming that field.
-    case invalidField(String)
+    /// `oneway` is the call's own flag (false when that flag is itself the bad
+    /// field), so that a oneway call gets no reply even for this error.
+    case invalidField(String, oneway: Bool)
 }
