@@ -77,8 +77,9 @@ final class ForeignUidTests: DaemonTestCase {
             ("io.pinvault.Vault.Wipe", ["user": "bob"]),
             ("io.pinvault.Vault.Wipe", ["user": "bob", "pin": pin, "ownerUid": uid]),
             ("io.pinvault.Vault.BeginUnregister", ["user": "bob"]),
+            ("io.pinvault.Vault.GetStats", [:]),
         ])
-        XCTAssertEqual(replies.count, 7)
+        XCTAssertEqual(replies.count, 8)
         for reply in replies {
             XCTAssertError(reply, "org.varlink.service.PermissionDenied")
         }

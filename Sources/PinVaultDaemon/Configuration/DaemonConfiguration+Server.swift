@@ -6,7 +6,8 @@ extension DaemonConfiguration {
         /// `socket_mode`: the socket file's permission bits, written in TOML as an octal
         /// string ("0666"). Access is decided per peer, so the default lets all connect.
         public var socketMode: UInt32 = 0o666
-        /// `max_message_bytes`: the largest Varlink frame, NUL included.
+        /// `max_message_bytes`: the largest Varlink frame, NUL included; at most
+        /// 1 MiB, since parsing a frame costs about 48 bytes of nodes per byte.
         public var maxMessageBytes = 65536
         /// `max_connections`: open connections at once.
         public var maxConnections = 256
@@ -35,7 +36,7 @@ extension DaemonConfiguration {
                 socketPath = path
             }
             if let mode = try Self.socketMode(section) { socketMode = mode }
-            if let value = try section.integer("max_message_bytes", in: 1024...(16 << 20)) {
+            if let value = try section.integer("max_message_bytes", in: 1024...(1 << 20)) {
                 maxMessageBytes = Int(value)
             }
             if let value = try section.integer("max_connections", in: 1...65536) { maxConnections = Int(value) }

@@ -65,7 +65,8 @@ final class VaultService: Sendable {
         case .checkPin(let pin):
             call.finish(.success(.checkPin(violations: settings.policy.violations(of: pin))))
         case .getStats:
-            call.finish(.success(.stats))
+            // Aggregates over every uid would tell one user when others authenticate.
+            call.finish(call.peer.isAdmin ? .success(.stats) : .failure(.permissionDenied))
         case .register(let user, let pin, let label):
             register(call, user: user, pin: pin, label: label)
         case .list(let user, let ownerUid):

@@ -131,7 +131,8 @@ method Unblock(ownerUid: int, user: string, keyId: string) -> (credential: Crede
 # Admin only: deletes every credential of every uid. confirm must be "RESET".
 method Reset(confirm: string) -> (deletedCount: int)
 
-# Counters of the running daemon.
+# Admin only: counters of the running daemon. They add up every uid's calls,
+# so a non-admin is refused: they would show when other users authenticate.
 method GetStats() -> (counters: Stats)
 
 # The PIN is wrong; the failure was counted.

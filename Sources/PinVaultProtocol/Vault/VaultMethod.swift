@@ -49,6 +49,6 @@ public enum VaultMethod: String, CaseIterable, Sendable {
 
     /// Whether only an admin may call the method at all.
     public var isAdminOnly: Bool {
-        self == .unblock || self == .reset
+        self == .unblock || self == .reset || self == .getStats
     }
 }

@@ -216,7 +216,7 @@ final class DaemonConfigurationTests: XCTestCase {
 
     func testEveryNumber_outOfRange_isRefused() {
         let cases: [(section: String, key: String, low: Int64, high: Int64)] = [
-            ("server", "max_message_bytes", 1023, 16 << 20 + 1),
+            ("server", "max_message_bytes", 1023, 1 << 20 + 1),
             ("server", "max_connections", 0, 65537),
             ("server", "max_connections_per_uid", 0, 65537),
             ("server", "idle_timeout_seconds", 0, 86401),
