@@ -2,8 +2,13 @@ import PinVaultCrypto
 
 /// Read access to the vault inside one `VaultStore.read` (or `write`) call: every query
 /// sees the same snapshot. Invalid once that call returns (`StoreError.transactionEnded`).
-public struct VaultReader {
+/// A class so that `VaultWriter` can be one with its writes added, not a copy of it.
+public class VaultReader {
     let table: CredentialTable
+
+    init(table: CredentialTable) {
+        self.table = table
+    }
 
     /// The credential with that key id, nil when there is none;
     /// `StoreError.corruptRecord` when its row does not decode.

@@ -3,41 +3,9 @@ import PinVaultCrypto
 /// Read-write access inside one `VaultStore.write` call, which is one `BEGIN IMMEDIATE`
 /// transaction: all of the body's changes commit together or not at all.
 /// Invalid once that call returns (`StoreError.transactionEnded`).
-public struct VaultWriter {
-    let table: CredentialTable
-
+public final class VaultWriter: VaultReader {
     /// The reading half, for code that takes a `VaultReader`.
-    public var reader: VaultReader { VaultReader(table: table) }
-
-    /// See `VaultReader.credential(keyId:)`.
-    public func credential(keyId: KeyID) throws(StoreError) -> CredentialRecord? {
-        try table.credential(keyId: keyId)
-    }
-
-    /// See `VaultReader.credentials(ownerUid:user:)`.
-    public func credentials(ownerUid: UInt32?, user: String?) throws(StoreError) -> [CredentialRecord] {
-        try table.credentials(ownerUid: ownerUid, user: user)
-    }
-
-    /// See `VaultReader.corruptRecords()`.
-    public func corruptRecords() throws(StoreError) -> [String] {
-        try table.corruptRecords()
-    }
-
-    /// See `VaultReader.count(ownerUid:)`.
-    public func count(ownerUid: UInt32) throws(StoreError) -> Int {
-        try table.count(ownerUid: ownerUid, user: nil)
-    }
-
-    /// See `VaultReader.count(ownerUid:user:)`.
-    public func count(ownerUid: UInt32, user: String) throws(StoreError) -> Int {
-        try table.count(ownerUid: ownerUid, user: user)
-    }
-
-    /// See `VaultReader.totalCount()`.
-    public func totalCount() throws(StoreError) -> Int {
-        try table.count(ownerUid: nil, user: nil)
-    }
+    public var reader: VaultReader { self }
 
     /// Adds a credential; `StoreError.duplicate` when its key id exists,
     /// `StoreError.invalidRecord` when a field has the wrong size or range.

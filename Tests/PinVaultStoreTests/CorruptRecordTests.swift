@@ -1,20 +1,7 @@
 import XCTest
 @testable import PinVaultStore
 
-final class CorruptRecordTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private var store: VaultStore!
-
-    override func setUpWithError() throws {
-        directory = try TemporaryDirectory()
-        store = try VaultStore(path: directory.file("vault.sqlite"))
-    }
-
-    override func tearDown() {
-        store.close()
-        store = nil
-        directory = nil
-    }
+final class CorruptRecordTests: StoreTestCase {
 
     /// Damages one row from outside, as a disk error or a hand edit would: CHECK
     /// constraints are switched off for the edit, so the row violates them afterwards.

@@ -2,20 +2,7 @@ import PinVaultCrypto
 import XCTest
 @testable import PinVaultStore
 
-final class VaultStoreRoundTripTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private var store: VaultStore!
-
-    override func setUpWithError() throws {
-        directory = try TemporaryDirectory()
-        store = try VaultStore(path: directory.file("vault.sqlite"))
-    }
-
-    override func tearDown() {
-        store.close()
-        store = nil
-        directory = nil
-    }
+final class VaultStoreRoundTripTests: StoreTestCase {
 
     func testInsert_thenRead_returnsEqualRecord() throws {
         var record = try CredentialFixtures.record(label: "phone")

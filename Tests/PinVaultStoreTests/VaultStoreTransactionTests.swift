@@ -1,20 +1,7 @@
 import XCTest
 @testable import PinVaultStore
 
-final class VaultStoreTransactionTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private var store: VaultStore!
-
-    override func setUpWithError() throws {
-        directory = try TemporaryDirectory()
-        store = try VaultStore(path: directory.file("vault.sqlite"))
-    }
-
-    override func tearDown() {
-        store.close()
-        store = nil
-        directory = nil
-    }
+final class VaultStoreTransactionTests: StoreTestCase {
 
     private struct BodyFailed: Error, Equatable { var marker: Int }
 
