@@ -85,6 +85,27 @@ public final class SecretBytes: @unchecked Sendable {
         }
     }
 
+    /// Writes into the free space after `count` and adds what `body` returns (clamped
+    /// to the free space) to `count`. Costs only what is written, unlike `fill`: for a
+    /// buffer filled a little at a time, such as a socket's input.
+    public func appendIntoFreeSpace<E: Error>(
+        _ body: (UnsafeMutableRawBufferPointer) throws(E) -> Int
+    ) throws(E) {
+        let free = capacity - count
+        let written = try body(UnsafeMutableRawBufferPointer(start: base + count, count: free))
+        count += min(max(written, 0), free)
+    }
+
+    /// Zeroes the bytes from `newCount` on and makes `newCount` the count (a larger
+    /// `newCount` changes nothing). Costs only what it drops.
+    public func truncate(to newCount: Int) {
+        let kept = min(max(newCount, 0), count)
+        if kept < count {
+            sodium_memzero(base + kept, count - kept)
+        }
+        count = kept
+    }
+
     /// The buffer's start as libsodium's `unsigned char *`, for this module's calls into
     /// libsodium only. Never null, even when `count` is 0.
     func withSodiumPointer<R, E: Error>(

@@ -120,4 +120,36 @@ final class SecretBytesTests: XCTestCase {
         XCTAssertFalse(first.constantTimeEquals(second))
         XCTAssertEqual(try SecretBytes.random(count: 0).count, 0)
     }
+
+    func testAppendIntoFreeSpace_writesAfterTheCountAndAddsWhatWasWritten() throws {
+        let secret = try SecretBytes(capacity: 8)
+        secret.append(1)
+        secret.appendIntoFreeSpace { free in
+            XCTAssertEqual(free.count, 7)
+            free[0] = 2
+            free[1] = 3
+            return 2
+        }
+        XCTAssertEqual(secret.withUnsafeBytes { Array($0) }, [1, 2, 3])
+        secret.appendIntoFreeSpace { _ in 100 }
+        XCTAssertEqual(secret.count, 8, "clamped to the free space")
+        secret.appendIntoFreeSpace { free in
+            XCTAssertEqual(free.count, 0)
+            return -1
+        }
+        XCTAssertEqual(secret.count, 8)
+    }
+
+    func testTruncate_zeroesWhatItDrops_andNeverGrows() throws {
+        let secret = try SecretBytes(capacity: 4)
+        for byte: UInt8 in [9, 8, 7, 6] { secret.append(byte) }
+        secret.truncate(to: 1)
+        XCTAssertEqual(secret.withUnsafeBytes { Array($0) }, [9])
+        secret.fill { whole in Array(whole).count }  // count = capacity, to look past the old count
+        XCTAssertEqual(secret.withUnsafeBytes { Array($0) }, [9, 0, 0, 0])
+        secret.truncate(to: 10)
+        XCTAssertEqual(secret.count, 4)
+        secret.truncate(to: -1)
+        XCTAssertEqual(secret.count, 0)
+    }
 }

@@ -23,16 +23,21 @@ final class InputBufferTests: XCTestCase {
         let buffer = try InputBuffer(limit: 1024)
         write(Array("{\"a\":1}\0{\"b\":2}\0{\"c\"".utf8), to: w)
         XCTAssertEqual(buffer.read(from: r), .received(20))
-        XCTAssertEqual(buffer.firstFrameLength(), 7)
+        XCTAssertEqual(buffer.nextFrame(), .frame(length: 7))
         XCTAssertEqual(buffer.withFrame(length: 7) { String(decoding: $0, as: UTF8.self) }, "{\"a\":1}")
-        buffer.consume(8)
-        XCTAssertEqual(buffer.firstFrameLength(), 7)
-        buffer.consume(8)
-        XCTAssertNil(buffer.firstFrameLength(), "a partial frame is not a frame")
+        buffer.consumeFrame()
+        XCTAssertEqual(buffer.nextFrame(), .frame(length: 7))
+        XCTAssertEqual(buffer.withFrame(length: 7) { String(decoding: $0, as: UTF8.self) }, "{\"b\":2}")
+        buffer.consumeFrame()
+        XCTAssertEqual(buffer.nextFrame(), .needMore, "a partial frame is not a frame")
         XCTAssertEqual(buffer.count, 4, "the partial frame stays")
+
+        write(Array("}\0".utf8), to: w)
+        XCTAssertEqual(buffer.read(from: r), .received(2))
+        XCTAssertEqual(buffer.nextFrame(), .frame(length: 5), "a frame split across reads is found whole")
     }
 
-    func testBuffer_growsUpToItsLimitThenReportsFull() throws {
+    func testBuffer_growsUpToItsLimitThenReportsFull_andTooLargeWithoutANul() throws {
         let (r, w) = pipe()
         defer { close(r); close(w) }
         let buffer = try InputBuffer(limit: 10_000)
@@ -42,7 +47,21 @@ final class InputBufferTests: XCTestCase {
         XCTAssertEqual(total, 10_000)
         XCTAssertTrue(buffer.isFull)
         XCTAssertEqual(buffer.read(from: r), .full)
-        XCTAssertNil(buffer.firstFrameLength())
+        XCTAssertEqual(buffer.nextFrame(), .tooLarge)
+    }
+
+    func testTrickledFrame_isFoundWhenItsNulArrives() throws {
+        let (r, w) = pipe()
+        defer { close(r); close(w) }
+        let buffer = try InputBuffer(limit: 64)
+        for byte in Array("{}".utf8) {
+            write([byte], to: w)
+            XCTAssertEqual(buffer.read(from: r), .received(1))
+            XCTAssertEqual(buffer.nextFrame(), .needMore)
+        }
+        write([0], to: w)
+        XCTAssertEqual(buffer.read(from: r), .received(1))
+        XCTAssertEqual(buffer.nextFrame(), .frame(length: 2))
     }
 
     func testRead_reportsEndOfStream() throws {

@@ -1,10 +1,15 @@
 import Glibc
 import PinVaultCrypto
+import PinVaultProtocol
 
 /// A connection's received bytes, in secret memory because requests carry PINs.
-/// Grows by doubling from a small start up to `limit` (`server.max_message_bytes`);
-/// consumed frames are zeroed in place before the rest moves down, and a grown-out
-/// buffer is zeroed when released, so no copy of a request outlives it.
+///
+/// Grows by doubling from a small start up to `limit` (`server.max_message_bytes`).
+/// Framing is the protocol's `VarlinkFrameReader`, which scans each byte once, and
+/// reads append only what arrived, so a peer trickling a frame one byte per read
+/// costs linear time. A consumed frame is zeroed in place before the rest moves
+/// down, and a grown-out buffer is zeroed when released, so no copy of a request
+/// outlives it.
 final class InputBuffer {
     enum ReadResult: Equatable {
         case received(Int)
@@ -14,13 +19,24 @@ final class InputBuffer {
         case failed(Int32)
     }
 
+    enum Next: Equatable {
+        /// A whole frame of this many bytes (its NUL excluded) starts the buffer.
+        case frame(length: Int)
+        /// No NUL yet.
+        case needMore
+        /// `limit` bytes and no NUL: the peer does not speak Varlink within our limits.
+        case tooLarge
+    }
+
     private static let initialCapacity = 4096
     let limit: Int
     private var storage: SecretBytes
+    private var frames: VarlinkFrameReader
 
     init(limit: Int) throws(CryptoError) {
         self.limit = limit
         storage = try SecretBytes(capacity: min(limit, Self.initialCapacity))
+        frames = VarlinkFrameReader(maxMessageBytes: limit)
     }
 
     var count: Int { storage.count }
@@ -37,30 +53,28 @@ final class InputBuffer {
             }
         }
         var result = ReadResult.wouldBlock
-        storage.fill { buffer in
-            let used = storage.count
-            let n = Glibc.read(fd, buffer.baseAddress! + used, buffer.count - used)
+        storage.appendIntoFreeSpace { free in
+            let n = Glibc.read(fd, free.baseAddress, free.count)
             if n > 0 {
                 result = .received(n)
-                return used + n
-            }
-            if n == 0 {
+            } else if n == 0 {
                 result = .endOfStream
             } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
                 result = .failed(errno)
             }
-            return used
+            return n
         }
         return result
     }
 
-    /// The length of the first frame (bytes before its NUL), or nil when no NUL has arrived.
-    func firstFrameLength() -> Int? {
-        storage.withUnsafeBytes { bytes in
-            guard let base = bytes.baseAddress, bytes.count > 0,
-                  let nul = memchr(base, 0, bytes.count)
-            else { return nil }
-            return base.distance(to: UnsafeRawPointer(nul))
+    /// Whether a whole frame has arrived. Frames are taken one at a time: call
+    /// `consumeFrame()` before asking again.
+    func nextFrame() -> Next {
+        let event = storage.withUnsafeBytes { frames.next(in: $0) }
+        switch event {
+        case .frame(let range): return .frame(length: range.count)
+        case .needMore: return .needMore
+        case .tooLarge: return .tooLarge
         }
     }
 
@@ -69,28 +83,21 @@ final class InputBuffer {
         storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0.prefix(length))) }
     }
 
-    /// Drops the first `length` bytes, zeroing them: the rest moves down and the
-    /// vacated tail is zeroed too.
-    func consume(_ length: Int) {
-        let remaining = storage.count - length
-        storage.fill { buffer in
-            guard let base = buffer.baseAddress else { return 0 }
-            if remaining > 0 {
-                memmove(base, base + length, remaining)
-            }
-            return max(remaining, 0)
-        }
+    /// Drops the frame `nextFrame()` returned, with its NUL: its bytes are zeroed and
+    /// the rest moves down.
+    func consumeFrame() {
+        let remaining = storage.withUnsafeMutableBytes { frames.compact($0, filled: storage.count) }
+        storage.truncate(to: remaining)
     }
 
     private func grow() throws(CryptoError) {
         let larger = try SecretBytes(capacity: min(limit, storage.capacity * 2))
-        let used = storage.count
         storage.withUnsafeBytes { old in
-            larger.fill { new in
-                if let source = old.baseAddress, let target = new.baseAddress, used > 0 {
-                    target.copyMemory(from: source, byteCount: used)
+            larger.appendIntoFreeSpace { new in
+                if let source = old.baseAddress, let target = new.baseAddress, old.count > 0 {
+                    target.copyMemory(from: source, byteCount: old.count)
                 }
-                return used
+                return old.count
             }
         }
         storage = larger  // the old buffer is zeroed by sodium_free

@@ -244,21 +244,25 @@ final class VarlinkServer: @unchecked Sendable {
     private func processFrames(_ connection: Connection) {
         guard connections[connection.id] != nil else { return }
         while !stopping && connection.inFlight == nil && !connection.hasPendingOutput {
-            guard let length = connection.input.firstFrameLength() else {
-                if connection.input.isFull {
-                    close(connection, reason: "no NUL within server.max_message_bytes")
-                    return
-                }
+            let length: Int
+            switch connection.input.nextFrame() {
+            case .frame(let frameLength):
+                length = frameLength
+            case .tooLarge:
+                close(connection, reason: "no NUL within server.max_message_bytes")
+                return
+            case .needMore:
                 if connection.inputClosed || connection.peerGone {
                     // Everything the peer sent has been answered.
                     close(connection, reason: nil)
                     return
                 }
-                break
+                updateInterest(connection)
+                return
             }
             let peer = connection.peer
             let disposition = connection.input.withFrame(length: length) { handler.handle(frame: $0, peer: peer) }
-            connection.input.consume(length + 1)
+            connection.input.consumeFrame()
             stats.requestReceived()
             switch disposition {
             case .protocolViolation(let reason):
