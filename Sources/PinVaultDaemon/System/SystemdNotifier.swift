@@ -31,21 +31,13 @@ final class SystemdNotifier: @unchecked Sendable {
         guard let socketPath, !socketPath.isEmpty else { return }
         var pathBytes = Array(socketPath.utf8)
         if pathBytes.first == UInt8(ascii: "@") { pathBytes[0] = 0 }
-        var address = sockaddr_un()
-        guard pathBytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return }
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in pathBytes.enumerated() { raw[index] = byte }
-        }
+        guard let address = UnixSocketAddress(pathBytes) else { return }
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return }
         defer { close(fd) }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + pathBytes.count)
-        var payload = Array(message.utf8)
-        _ = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { addr in
-                sendto(fd, &payload, payload.count, Int32(MSG_NOSIGNAL), addr, length)
-            }
+        let payload = Array(message.utf8)
+        _ = address.withSockaddr { addr, length in
+            payload.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL), addr, length) }
         }
     }
 }

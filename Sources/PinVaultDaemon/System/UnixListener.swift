@@ -19,20 +19,15 @@ final class UnixListener {
     /// Binds `path` with `mode`. Makes the parent directory (0755) when missing;
     /// replaces a stale socket file; refuses a live socket or any other kind of file.
     static func bind(path: String, mode: mode_t) throws(ListenerError) -> UnixListener {
-        guard !path.isEmpty, path.utf8.count < MemoryLayout.size(ofValue: sockaddr_un().sun_path) else {
-            throw .invalidPath(path, "must be 1–107 bytes")
+        guard let address = UnixSocketAddress(path: path) else {
+            throw .invalidPath(path, "must be 1–\(UnixSocketAddress.maxPathBytes) bytes")
         }
         try makeParentDirectory(of: path)
         try removeStaleSocket(at: path)
 
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw .system(SystemError("socket")) }
-        var address = Self.address(path)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let bound = address.withSockaddr { Glibc.bind(fd, $0, $1) }
         guard bound == 0 else {
             let error = SystemError("bind \(path)")
             Glibc.close(fd)
@@ -98,15 +93,6 @@ final class UnixListener {
         if let ownedPath { unlink(ownedPath) }
     }
 
-    private static func address(_ path: String) -> sockaddr_un {
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        return address
-    }
-
     private static func makeParentDirectory(of path: String) throws(ListenerError) {
         guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), slash != path.utf8.startIndex else { return }
         let parent = String(path[..<slash])
@@ -132,12 +118,8 @@ final class UnixListener {
         let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard probe >= 0 else { throw .system(SystemError("socket")) }
         defer { Glibc.close(probe) }
-        var address = address(path)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        guard let address = UnixSocketAddress(path: path) else { throw .invalidPath(path, "too long") }
+        let connected = address.withSockaddr { connect(probe, $0, $1) }
         if connected == 0 { throw .socketInUse(path) }
         guard errno == ECONNREFUSED else { throw .system(SystemError("connect \(path)")) }
         guard unlink(path) == 0 || errno == ENOENT else { throw .system(SystemError("unlink \(path)")) }
