@@ -96,8 +96,7 @@ public enum Daemon {
             throw StartupError("cannot open \(storePath): \(error)")
         }
         defer { store.close() }
-        let recordCount = try store.read { try $0.totalCount() }
-        let corrupt = try store.read { try $0.corruptRecords() }
+        let (recordCount, corrupt) = try store.read { (try $0.totalCount(), try $0.corruptRecords()) }
         if !corrupt.isEmpty {
             logger.error("records that do not decode are ignored", metadata: ["count": "\(corrupt.count)"])
         }
