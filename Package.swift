@@ -9,13 +9,16 @@
 //     → PinVaultStore    SQLite vault, schema and migrations, pepper file
 //     → PinVaultProtocol Varlink framing, JSON, messages and limits (no I/O)
 //     → PinVaultDaemon   event loop, peers, KDF pool, the io.pinvault.Vault service
-//     → pinvaultd        the executable
+//     → PinVaultClient   the library apps link: one async method per interface method
+//     → pinvaultd, pinvault   the daemon and the command line
 import PackageDescription
 
 let package = Package(
     name: "PinVault",
     products: [
         .executable(name: "pinvaultd", targets: ["pinvaultd"]),
+        .executable(name: "pinvault", targets: ["pinvault"]),
+        .library(name: "PinVaultClient", targets: ["PinVaultClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -63,6 +66,23 @@ let package = Package(
             ]
         ),
 
+        // The client library and the command line.
+        .target(name: "PinVaultClient", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
+        .executableTarget(
+            name: "pinvault",
+            dependencies: [
+                "PinVaultClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // `make bench`: PinVault beside raw Argon2id and ssh-agent, in one run.
+        .executableTarget(
+            name: "pinvault-bench",
+            dependencies: ["PinVaultClient", "PinVaultProtocol", "PinVaultCrypto", "CSodium"],
+            path: "Benchmarks/pinvault-bench"
+        ),
+
         // Test support: spawns a real daemon, speaks raw Varlink.
         .target(name: "PinVaultTestKit", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
 
@@ -78,6 +98,13 @@ let package = Package(
             name: "PinVaultIntegrationTests",
             dependencies: ["PinVaultTestKit", "PinVaultProtocol", "PinVaultCrypto"]
         ),
+        .testTarget(name: "PinVaultClientTests", dependencies: ["PinVaultClient", "PinVaultTestKit"]),
+        .testTarget(name: "PinVaultCLITests", dependencies: ["PinVaultTestKit"]),
+        .testTarget(
+            name: "PinVaultAdversarialTests",
+            dependencies: ["PinVaultTestKit", "PinVaultProtocol", "PinVaultCrypto"]
+        ),
+        .testTarget(name: "PinVaultDeploymentTests", dependencies: ["PinVaultTestKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

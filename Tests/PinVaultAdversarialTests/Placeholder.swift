@@ -1,0 +1,1 @@
+// Replaced by the first real file of this target.
