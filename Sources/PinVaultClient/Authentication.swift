@@ -1,0 +1,19 @@
+/// A successful `authenticate`: the Ed25519 signature over exactly the challenge bytes.
+public struct Authentication: Equatable, Sendable {
+    /// The credential that signed.
+    public var keyId: String
+    /// Its raw 32-byte Ed25519 public key.
+    public var publicKey: [UInt8]
+    /// The 64-byte detached Ed25519 signature of the challenge.
+    public var signature: [UInt8]
+    /// True when the PIN no longer meets the current policy: prompt for a change.
+    public var pinPolicyOutdated: Bool
+
+    /// Each field as given.
+    public init(keyId: String, publicKey: [UInt8], signature: [UInt8], pinPolicyOutdated: Bool) {
+        self.keyId = keyId
+        self.publicKey = publicKey
+        self.signature = signature
+        self.pinPolicyOutdated = pinPolicyOutdated
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// One credential as its owner (or an admin) sees it: who it belongs to, its public key
+/// and its lockout state. Holds no secret.
+public struct Credential: Equatable, Sendable {
+    /// Where a credential is in its lifecycle.
+    public enum State: String, Sendable, CaseIterable {
+        /// Usable.
+        case active
+        /// Waiting out a throttle after wrong PINs, until `lockedUntil`.
+        case throttled
+        /// Blocked after too many wrong PINs, until an admin unblocks it.
+        case blocked
+        /// Between `beginUnregister` and commit, abort or `unregistrationExpiresAt`.
+        case pendingUnregistration
+    }
+
+    /// The account name (1-256 bytes of UTF-8).
+    public var user: String
+    /// 32 lowercase hex digits identifying the key pair.
+    public var keyId: String
+    /// Tells apart several credentials of one user.
+    public var label: String?
+    /// The raw 32-byte Ed25519 public key.
+    public var publicKey: [UInt8]
+    /// The uid that registered the credential.
+    public var ownerUid: UInt32
+    /// When it was registered.
+    public var createdAt: Date
+    /// The last successful authentication, if any.
+    public var lastUsedAt: Date?
+    /// Consecutive wrong PINs since the last success.
+    public var failedAttempts: Int
+    /// Wrong PINs left before the credential is blocked or wiped.
+    public var remainingAttempts: Int
+    /// Lifecycle state.
+    public var state: State
+    /// While throttled: the earliest time a PIN is checked again.
+    public var lockedUntil: Date?
+    /// While pending unregistration: when it lapses.
+    public var unregistrationExpiresAt: Date?
+
+    /// Each field as given.
+    public init(
+        user: String, keyId: String, label: String?, publicKey: [UInt8], ownerUid: UInt32,
+        createdAt: Date, lastUsedAt: Date?, failedAttempts: Int, remainingAttempts: Int,
+        state: State, lockedUntil: Date?, unregistrationExpiresAt: Date?
+    ) {
+        self.user = user
+        self.keyId = keyId
+        self.label = label
+        self.publicKey = publicKey
+        self.ownerUid = ownerUid
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.failedAttempts = failedAttempts
+        self.remainingAttempts = remainingAttempts
+        self.state = state
+        self.lockedUntil = lockedUntil
+        self.unregistrationExpiresAt = unregistrationExpiresAt
+    }
+}

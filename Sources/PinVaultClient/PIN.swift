@@ -1,0 +1,113 @@
+import Foundation
+import PinVaultCrypto
+
+/// A PIN in locked secret memory (`sodium_malloc`), zeroed when it is released.
+///
+/// Single use: the client copies the PIN's bytes straight into the zeroing buffer of the
+/// call that carries it and wipes the PIN at once, before the call is sent (and also when
+/// the call fails before that). Passing a consumed PIN throws `PinVaultError.pinConsumed`.
+///
+/// The bytes are never exposed: there is no `description`, no `Codable`, and equality
+/// is `constantTimeEquals`. All members may be used from any thread (internally locked).
+public final class PIN: @unchecked Sendable {
+    /// Guards `secret` and `consumed`.
+    private let lock = NSLock()
+    /// The PIN's bytes; nil only when secret memory could not be allocated.
+    private let secret: SecretBytes?
+    /// Set by `wipe()`; a consumed PIN stays consumed.
+    private var consumed = false
+
+    /// Fills up to `capacity` bytes of secret memory straight from `body`, which returns
+    /// how many bytes it wrote (clamped to `0...capacity`). Read a terminal or a file
+    /// descriptor through this, so that the PIN is never in a Swift `String` or `Array`.
+    /// A trailing newline is not stripped here.
+    ///
+    /// When secret memory cannot be allocated (the process is out of memory), `body` is
+    /// not called and the PIN is created consumed: a call with it throws `.pinConsumed`.
+    public init(capacity: Int = 256, reading body: (UnsafeMutableRawBufferPointer) throws -> Int) rethrows {
+        let allocated = try? SecretBytes(capacity: max(capacity, 0))
+        secret = allocated
+        guard let allocated else {
+            consumed = true
+            return
+        }
+        var written = 0
+        try allocated.fill { buffer in
+            written = try body(buffer)
+            return written
+        }
+    }
+
+    /// Copies `bytes` into secret memory; the caller should zero its own copy.
+    public convenience init(copying bytes: some Collection<UInt8>) {
+        self.init(capacity: bytes.count) { buffer in
+            var index = 0
+            for byte in bytes {
+                buffer[index] = byte
+                index += 1
+            }
+            return index
+        }
+    }
+
+    /// A PIN from a `String`, for apps that already hold it as one. That `String` itself
+    /// cannot be wiped: prefer `init(capacity:reading:)` where the PIN is typed or read.
+    public convenience init(_ string: String) {
+        self.init(copying: string.utf8)
+    }
+
+    /// Bytes held; 0 once consumed.
+    public var byteCount: Int {
+        lock.withLock { consumed ? 0 : (secret?.count ?? 0) }
+    }
+
+    /// Whether the PIN was wiped (by `wipe()` or by a call that carried it).
+    public var isConsumed: Bool {
+        lock.withLock { consumed }
+    }
+
+    /// Zeroes the bytes now and marks the PIN consumed; idempotent.
+    public func wipe() {
+        lock.withLock {
+            secret?.wipe()
+            consumed = true
+        }
+    }
+
+    /// Constant-time comparison of two PINs' bytes (lengths are compared openly). A
+    /// consumed PIN equals only another consumed or empty one.
+    public func constantTimeEquals(_ other: PIN) -> Bool {
+        if other === self { return true }
+        // Lock in address order, so two threads comparing a with b and b with a
+        // cannot deadlock.
+        let (first, second) = ObjectIdentifier(self) < ObjectIdentifier(other) ? (self, other) : (other, self)
+        return first.lock.withLock {
+            second.lock.withLock {
+                switch (self.liveSecret, other.liveSecret) {
+                case let (mine?, theirs?): mine.constantTimeEquals(theirs)
+                case (nil, nil): true
+                case let (mine?, nil): mine.count == 0
+                case let (nil, theirs?): theirs.count == 0
+                }
+            }
+        }
+    }
+
+    /// Writes the PIN's bytes through `body`, then wipes the PIN, whatever `body` did.
+    /// Throws `.pinConsumed` (calling nothing) when the PIN was consumed before.
+    func consume<R>(_ body: (SecretBytes) throws(PinVaultError) -> R) throws(PinVaultError) -> R {
+        lock.lock()
+        defer {
+            secret?.wipe()
+            consumed = true
+            lock.unlock()
+        }
+        guard let live = liveSecret else { throw .pinConsumed }
+        return try body(live)
+    }
+
+    /// The secret unless consumed; call with `lock` held.
+    private var liveSecret: SecretBytes? {
+        consumed ? nil : secret
+    }
+}
