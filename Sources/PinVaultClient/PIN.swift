@@ -12,8 +12,9 @@ import PinVaultCrypto
 public final class PIN: @unchecked Sendable {
     /// Guards `secret` and `consumed`.
     private let lock = NSLock()
-    /// The PIN's bytes; nil only when secret memory could not be allocated.
-    private let secret: SecretBytes?
+    /// The PIN's bytes; nil once a call took them, or when secret memory could not be
+    /// allocated.
+    private var secret: SecretBytes?
     /// Set by `wipe()`; a consumed PIN stays consumed.
     private var consumed = false
 
@@ -93,17 +94,16 @@ public final class PIN: @unchecked Sendable {
         }
     }
 
-    /// Writes the PIN's bytes through `body`, then wipes the PIN, whatever `body` did.
-    /// Throws `.pinConsumed` (calling nothing) when the PIN was consumed before.
-    func consume<R>(_ body: (SecretBytes) throws(PinVaultError) -> R) throws(PinVaultError) -> R {
-        lock.lock()
-        defer {
-            secret?.wipe()
-            consumed = true
-            lock.unlock()
+    /// Moves the bytes out for one call and marks the PIN consumed; nil when it was
+    /// consumed before. The caller wipes what it took once the call frame is written.
+    func take() -> SecretBytes? {
+        lock.withLock {
+            defer {
+                secret = nil
+                consumed = true
+            }
+            return liveSecret
         }
-        guard let live = liveSecret else { throw .pinConsumed }
-        return try body(live)
     }
 
     /// The secret unless consumed; call with `lock` held.

@@ -58,9 +58,9 @@ public final class UnregistrationToken: @unchecked Sendable {
     }
 
     /// The secret, for writing it into a call frame; used with the lock held by `withSecret`.
-    func withSecret<R>(_ body: (SecretBytes?) throws(PinVaultError) -> R) throws(PinVaultError) -> R {
+    func withSecret<R>(_ body: (SecretBytes?) -> R) -> R {
         lock.lock()
         defer { lock.unlock() }
-        return try body(secret)
+        return body(secret)
     }
 }

@@ -1,0 +1,40 @@
+import PinVaultProtocol
+
+/// The protocol's limits, checked before a call is sent: a value the daemon would refuse
+/// with `InvalidParameter` never leaves the client, and throws the same error here.
+///
+/// Only lengths and formats the wire defines are checked. What the daemon decides from
+/// values (control characters in a user name, an `ownerUid` that is not a uid) is left
+/// to it, so that the answer comes from one place.
+enum ClientLimits {
+    /// `user`: 1-256 bytes of UTF-8.
+    static func checkUser(_ user: String, parameter: String = "user") throws(PinVaultError) {
+        guard ProtocolLimits.userBytes.contains(user.utf8.count) else { throw .invalidParameter(parameter) }
+    }
+
+    /// `label`: absent, or 1-256 bytes of UTF-8.
+    static func checkLabel(_ label: String?) throws(PinVaultError) {
+        guard let label else { return }
+        guard ProtocolLimits.labelBytes.contains(label.utf8.count) else { throw .invalidParameter("label") }
+    }
+
+    /// `keyId`: absent, or 32 lowercase hex digits.
+    static func checkKeyId(_ keyId: String?) throws(PinVaultError) {
+        guard let keyId else { return }
+        let hex = keyId.utf8.allSatisfy { byte in
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+        }
+        guard hex, keyId.utf8.count == ProtocolLimits.keyIdHexDigits else { throw .invalidParameter("keyId") }
+    }
+
+    /// `challenge`: 1-1024 bytes.
+    static func checkChallenge(_ challenge: [UInt8]) throws(PinVaultError) {
+        guard ProtocolLimits.challengeBytes.contains(challenge.count) else { throw .invalidParameter("challenge") }
+    }
+
+    /// `token`: 43 characters of base64url (the daemon checks the alphabet).
+    static func checkToken(_ token: UnregistrationToken) throws(PinVaultError) {
+        let count = token.withUnsafeBytes { $0.count }
+        guard count == ProtocolLimits.tokenCharacters else { throw .invalidParameter("token") }
+    }
+}

@@ -1,0 +1,61 @@
+import PinVaultCrypto
+import PinVaultProtocol
+
+extension PinVaultClient {
+    /// Writes one call of `method` into a zeroing buffer, wipes `secrets` (the PINs it
+    /// carries) as soon as they are in it, and exchanges it for the reply, which
+    /// `decode` reads. A reply that does not decode is a `.protocolError` naming the
+    /// parameter, never its value.
+    func call<T: Sendable>(
+        _ method: VaultMethod,
+        wiping secrets: [SecretBytes] = [],
+        _ parameters: (inout JSONObjectWriter) -> Void,
+        decode: @escaping @Sendable (ParameterDecoder) throws(ParameterError) -> T
+    ) async throws(PinVaultError) -> T {
+        let frame = ReplyBuffer(capacity: 1024)
+        VarlinkCall.append(method: method.qualifiedName, to: frame, parameters)
+        for secret in secrets { secret.wipe() }
+        guard !Task.isCancelled else {
+            frame.zero()
+            throw .cancelled
+        }
+        return try await connection.exchange(frame) { reply throws(PinVaultError) in
+            do throws(ParameterError) {
+                return try decode(reply)
+            } catch {
+                throw .protocolError("the reply's \"\(error.parameter)\" is \(Self.describe(error.reason))")
+            }
+        }
+    }
+
+    /// Sends `CommitUnregister` or `AbortUnregister`, writing the token straight from
+    /// its secret memory.
+    func finishUnregistration(_ method: VaultMethod, keyId: String, token: UnregistrationToken) async throws(PinVaultError) {
+        try ClientLimits.checkKeyId(keyId)
+        try ClientLimits.checkToken(token)
+        let frame = ReplyBuffer(capacity: 256)
+        token.withSecret { secret in
+            VarlinkCall.append(method: method.qualifiedName, to: frame) { parameters in
+                parameters.field("keyId", keyId)
+                if let secret { parameters.secretField("token", secret, encoding: .raw) }
+            }
+        }
+        guard !Task.isCancelled else {
+            frame.zero()
+            throw .cancelled
+        }
+        try await connection.exchange(frame) { _ throws(PinVaultError) in }
+    }
+
+    /// What a reply parameter's problem is, in words.
+    private static func describe(_ reason: ParameterError.Reason) -> String {
+        switch reason {
+        case .missing: "missing"
+        case .wrongType: "of the wrong type"
+        case .outOfRange: "out of range"
+        case .malformed: "malformed"
+        case .unknown: "unexpected"
+        case .outOfMemory: "too large for secret memory"
+        }
+    }
+}

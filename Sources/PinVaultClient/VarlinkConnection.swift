@@ -1,0 +1,145 @@
+import Dispatch
+import Foundation
+import PinVaultProtocol
+
+/// One Varlink connection and the serial queue its blocking I/O runs on.
+///
+/// Each call is one job on the queue: send the frame, zero it, wait (bounded by the
+/// timeout) for exactly one reply, parse and decode it, zero it. Jobs run in the order
+/// they were submitted, so calls are answered FIFO. The queue's threads are Dispatch's,
+/// never the Swift concurrency cooperative pool, so a slow KDF on the daemon blocks no
+/// caller's executor.
+///
+/// Any failure of the stream itself (EOF, timeout, cancellation, a malformed reply)
+/// closes the connection: it can no longer be known which reply belongs to which call.
+/// An error reply leaves it open.
+final class VarlinkConnection: @unchecked Sendable {
+    private let socket: UnixSocket
+    private let timeout: Duration
+    private let queue = DispatchQueue(label: "io.pinvault.client.connection")
+    /// Received bytes; used on `queue` only.
+    private var input: ReplyInput
+
+    /// Connects to `socketPath`.
+    init(socketPath: String, timeout: Duration) throws(PinVaultError) {
+        self.socket = try UnixSocket(path: socketPath)
+        self.timeout = timeout
+        self.input = try ReplyInput()
+    }
+
+    /// Shuts the socket down now (a call in flight fails with `.connectionLost`) and
+    /// closes it once the queue gets to it.
+    func close() {
+        socket.shutdown()
+        queue.async { self.closeOnQueue() }
+    }
+
+    /// Sends `frame` (zeroing it once sent, or once the call failed) and decodes the
+    /// one reply with `decode`, which runs on the queue while the reply's bytes live.
+    func exchange<T: Sendable>(
+        _ frame: ReplyBuffer,
+        decode: @escaping @Sendable (ParameterDecoder) throws(PinVaultError) -> T
+    ) async throws(PinVaultError) -> T {
+        let cancellation = CallCancellation()
+        let socket = self.socket
+        let result: Result<T, PinVaultError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                queue.async {
+                    continuation.resume(returning: self.run(frame, cancellation: cancellation, decode: decode))
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+            socket.shutdown()
+        }
+        return try result.get()
+    }
+
+    /// One call, on the queue.
+    private func run<T>(
+        _ frame: ReplyBuffer,
+        cancellation: CallCancellation,
+        decode: (ParameterDecoder) throws(PinVaultError) -> T
+    ) -> Result<T, PinVaultError> {
+        defer { frame.zero() }
+        do throws(PinVaultError) {
+            guard !cancellation.isCancelled else { throw .cancelled }
+            let deadline = ContinuousClock.now + timeout
+            do {
+                try frame.withUnsafeBytes { (bytes) throws(UnixSocket.Failure) in
+                    try socket.send(bytes, deadline: deadline)
+                }
+            } catch {
+                throw error == .timedOut ? .timedOut : .connectionLost
+            }
+            frame.zero()
+            return .success(try receiveReply(deadline: deadline, decode: decode))
+        } catch {
+            // Only an answered call leaves the stream in a known state.
+            if error.closesConnection {
+                closeOnQueue()
+            }
+            return .failure(cancellation.isCancelled ? .cancelled : error)
+        }
+    }
+
+    /// Waits for one reply frame and turns it into the call's result or error.
+    private func receiveReply<T>(
+        deadline: ContinuousClock.Instant,
+        decode: (ParameterDecoder) throws(PinVaultError) -> T
+    ) throws(PinVaultError) -> T {
+        while true {
+            if let range = try input.nextFrame() {
+                let outcome = input.buffer.withUnsafeBytes { bytes in
+                    Self.interpret(UnsafeRawBufferPointer(rebasing: bytes[range]), decode: decode)
+                }
+                guard input.discardFrames() == 0 else {
+                    throw .protocolError("the daemon sent more than one reply to one call")
+                }
+                return try outcome.get()
+            }
+            try input.receive(from: socket, deadline: deadline)
+        }
+    }
+
+    /// A reply's result, or the error it names.
+    private static func interpret<T>(
+        _ frame: UnsafeRawBufferPointer,
+        decode: (ParameterDecoder) throws(PinVaultError) -> T
+    ) -> Result<T, PinVaultError> {
+        let reply: VarlinkReplyMessage
+        do {
+            reply = try VarlinkReplyMessage.parse(frame)
+        } catch {
+            return .failure(.protocolError("the reply is not a Varlink reply"))
+        }
+        if let name = reply.error {
+            return .failure(PinVaultError(replyError: name, parameters: reply.parameters))
+        }
+        guard !reply.continues else {
+            return .failure(.protocolError("the daemon announced more replies to one call"))
+        }
+        do throws(PinVaultError) {
+            return .success(try decode(reply.parameters))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Closes the socket and zeroes what was received.
+    private func closeOnQueue() {
+        socket.close()
+        input.wipe()
+    }
+}
+
+extension PinVaultError {
+    /// Whether the error leaves the stream in an unknown state, so that the connection
+    /// must be closed: every transport and protocol error; not the daemon's answers.
+    var closesConnection: Bool {
+        switch self {
+        case .connectionLost, .timedOut, .cancelled, .protocolError: true
+        default: false
+        }
+    }
+}
