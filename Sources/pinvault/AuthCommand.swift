@@ -1,0 +1,46 @@
+import ArgumentParser
+import PinVaultClient
+
+/// `pinvault auth USER [--key-id ID] --challenge-… C`
+struct AuthCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "auth",
+        abstract: "Sign a challenge with a credential, after checking its PIN.",
+        discussion: """
+            The signature is Ed25519 over exactly the challenge's bytes (1 to 1024), so a \
+            relying party verifies it with the public key and any Ed25519 library. Prints the \
+            key id, the public key and the signature (base64), and a warning on stderr when \
+            the PIN no longer meets the policy. A wrong PIN counts towards the lockout.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var credential: CredentialOptions
+    @OptionGroup var challenge: ChallengeOptions
+    @OptionGroup var pins: PinOptions
+
+    func run() async throws {
+        try await global.run { console in
+            let input = try pins.input()
+            let bytes = try challenge.bytes(standardInputTaken: pins.readsStandardInput)
+            if input.isTerminal { try global.checkDaemon() }
+            let pin = try input.readPIN(prompt: "PIN for \(credential.user): ")
+            let client = try global.connect()
+            defer { client.close() }
+            let result = try await client.authenticate(
+                user: credential.user, keyId: credential.keyId, pin: pin, challenge: bytes
+            )
+            console.show(result.json) {
+                StandardStream.output.write(Table(headers: nil, rows: [
+                    ["Key ID:", result.keyId],
+                    ["Public key:", WireText.base64(result.publicKey)],
+                    ["Signature:", WireText.base64(result.signature)],
+                ]).text)
+            }
+            if result.pinPolicyOutdated {
+                console.note("warning: this PIN no longer meets the PIN policy; change it with `pinvault change-pin \(credential.user)`")
+            }
+            return .success
+        }
+    }
+}

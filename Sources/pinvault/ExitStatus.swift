@@ -1,0 +1,82 @@
+import ArgumentParser
+import PinVaultClient
+
+/// The exit status of every `pinvault` command: one per kind of outcome a script may
+/// want to tell apart. 64 and 69 are sysexits' EX_USAGE and EX_UNAVAILABLE.
+enum ExitStatus: Int32, CaseIterable {
+    /// The command did what it was asked.
+    case success = 0
+    /// Any other failure: an internal error of the daemon, a protocol error, a lost
+    /// connection, too many credentials, the two PINs typed differ, a declined confirmation.
+    case failure = 1
+    /// The PIN is wrong; the attempt was counted.
+    case wrongPin = 2
+    /// Too many wrong PINs: the credential is throttled for a while.
+    case lockedOut = 3
+    /// The credential is blocked (an admin can unblock it) or was wiped.
+    case blockedOrWiped = 4
+    /// The PIN breaks the policy (also `check-pin` of such a PIN).
+    case policyViolation = 5
+    /// No such credential, or several and no `--key-id` chose one.
+    case noSuchCredential = 6
+    /// Only an admin may do this.
+    case permissionDenied = 7
+    /// The daemon's KDF queue is full; retry shortly. Nothing was counted.
+    case busy = 8
+    /// The unregistration token is wrong or expired, or an unregistration is pending.
+    case invalidToken = 9
+    /// The command line is wrong, no terminal to read a secret from, or the daemon
+    /// refused a value as malformed (InvalidParameter).
+    case usage = 64
+    /// pinvaultd cannot be reached on its socket.
+    case unavailable = 69
+
+    /// The status for a failed call.
+    init(_ error: PinVaultError) {
+        switch error {
+        case .wrongPin: self = .wrongPin
+        case .lockedOut: self = .lockedOut
+        case .credentialBlocked, .credentialWiped: self = .blockedOrWiped
+        case .pinPolicyViolation: self = .policyViolation
+        case .noSuchCredential, .ambiguousCredential: self = .noSuchCredential
+        case .permissionDenied: self = .permissionDenied
+        case .busy: self = .busy
+        // A malformed token is an invalid one: it was read as a secret, not given as an option.
+        case .invalidToken, .unregistrationPending, .invalidParameter("token"): self = .invalidToken
+        case .invalidParameter: self = .usage
+        case .daemonUnavailable: self = .unavailable
+        case .tooManyCredentials, .internalError, .methodNotFound, .interfaceNotFound,
+             .connectionLost, .timedOut, .cancelled, .protocolError, .pinConsumed:
+            self = .failure
+        }
+    }
+
+    /// What `pinvault --help` and the README say about each status (one short line).
+    var summary: String {
+        switch self {
+        case .success: "success"
+        case .failure: "other failure: daemon error, lost connection, PINs differ, not confirmed"
+        case .wrongPin: "wrong PIN (the attempt was counted)"
+        case .lockedOut: "locked out after wrong PINs: wait and retry"
+        case .blockedOrWiped: "credential blocked (an admin can unblock it) or wiped"
+        case .policyViolation: "the PIN breaks the PIN policy"
+        case .noSuchCredential: "no such credential, or several and no --key-id"
+        case .permissionDenied: "permission denied (admins only)"
+        case .busy: "the daemon is busy: retry shortly (nothing was counted)"
+        case .invalidToken: "invalid or expired token, or an unregistration is pending"
+        case .usage: "usage error, no terminal for a secret, or a malformed value"
+        case .unavailable: "pinvaultd cannot be reached on its socket"
+        }
+    }
+
+    /// The table of every status, for `--help`.
+    static var table: String {
+        allCases.map { status in
+            let code = String(status.rawValue)
+            return String(repeating: " ", count: 4 - code.count) + code + "  " + status.summary
+        }.joined(separator: "\n")
+    }
+
+    /// Ends the command with this status (ArgumentParser exits without printing).
+    var exitCode: ExitCode { ExitCode(rawValue) }
+}

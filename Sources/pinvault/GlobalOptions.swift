@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import PinVaultClient
+
+/// The options every command takes: which daemon, and which output.
+struct GlobalOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "The daemon's socket (default: $PINVAULT_SOCKET, else \(PinVaultClient.defaultSocketPath)).",
+        valueName: "path"
+    ))
+    var socket: String?
+
+    @Flag(help: "Print the daemon's reply (or the error) as JSON on stdout, in the interface's field names and encodings.")
+    var json = false
+
+    /// The socket to connect to.
+    var socketPath: String {
+        if let socket { return socket }
+        if let configured = ProcessInfo.processInfo.environment["PINVAULT_SOCKET"], !configured.isEmpty {
+            return configured
+        }
+        return PinVaultClient.defaultSocketPath
+    }
+
+    /// Where this command writes.
+    var console: Console { Console(json: json) }
+
+    /// Connects to the daemon.
+    func connect() throws(CommandFailure) -> PinVaultClient {
+        do {
+            return try PinVaultClient(socketPath: socketPath)
+        } catch {
+            throw CommandFailure(error)
+        }
+    }
+
+    /// Fails now when the daemon is unreachable, so that nobody types a PIN for nothing.
+    /// The call itself then gets a fresh connection: typing may take longer than the
+    /// daemon's idle timeout.
+    func checkDaemon() throws(CommandFailure) {
+        try connect().close()
+    }
+
+    /// Runs `body`, then reports its failure (human or JSON) and ends with its status.
+    func run(_ body: (Console) async throws -> ExitStatus) async throws {
+        let console = self.console
+        let status: ExitStatus
+        do {
+            status = try await body(console)
+        } catch let failure as CommandFailure {
+            console.report(failure)
+            status = failure.status
+        } catch let error as PinVaultError {
+            console.report(CommandFailure(error))
+            status = ExitStatus(error)
+        }
+        if status != .success { throw status.exitCode }
+    }
+}

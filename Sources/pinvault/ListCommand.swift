@@ -1,0 +1,67 @@
+import ArgumentParser
+import PinVaultClient
+
+/// `pinvault list [USER] [--owner-uid UID]`
+struct ListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "List your credentials, of one user or all.",
+        discussion: """
+            One row per credential: its user, key id, label, state, wrong PINs so far and \
+            left, and when it was last used and created. Admins may list another uid's \
+            credentials with --owner-uid.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("Only this account's credentials.", valueName: "user"))
+    var user: String?
+
+    @Option(help: ArgumentHelp("Admins only: the credentials of this uid instead of your own.", valueName: "uid"))
+    var ownerUid: UInt32?
+
+    func run() async throws {
+        try await global.run { console in
+            let client = try global.connect()
+            defer { client.close() }
+            let credentials = try await client.list(user: user, ownerUid: ownerUid)
+            console.show(.object([("credentials", .array(credentials.map(\.json)))])) {
+                guard !credentials.isEmpty else {
+                    return console.say(user.map { "No credentials for \($0)." } ?? "No credentials.")
+                }
+                StandardStream.output.write(Self.table(credentials, showingOwner: ownerUid != nil).text)
+            }
+            return .success
+        }
+    }
+
+    /// The credentials as a table; with the OWNER column when another uid's are listed.
+    static func table(_ credentials: [Credential], showingOwner: Bool) -> Table {
+        let headers = ["USER", "KEY ID", "LABEL", "STATE", "FAILED/REMAINING", "LAST USED", "CREATED"]
+        let rows = credentials.map { credential in
+            [
+                credential.user,
+                credential.keyId,
+                credential.label ?? "-",
+                Self.state(of: credential),
+                "\(credential.failedAttempts)/\(credential.remainingAttempts)",
+                credential.lastUsedAt.map(WireText.time) ?? "never",
+                WireText.time(credential.createdAt),
+            ]
+        }
+        guard showingOwner else { return Table(headers: headers, rows: rows) }
+        return Table(headers: ["OWNER"] + headers, rows: zip(credentials, rows).map { [String($0.ownerUid)] + $1 })
+    }
+
+    /// The state, with until when it lasts where that is known.
+    static func state(of credential: Credential) -> String {
+        switch credential.state {
+        case .active: "active"
+        case .blocked: "blocked"
+        case .throttled: "throttled" + (credential.lockedUntil.map { " until " + WireText.time($0) } ?? "")
+        case .pendingUnregistration:
+            "unregistering" + (credential.unregistrationExpiresAt.map { " until " + WireText.time($0) } ?? "")
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import PinVaultClient
+
+/// `pinvault register USER [--label LABEL]`
+struct RegisterCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "register",
+        abstract: "Create a credential: a new key pair sealed under a new PIN.",
+        discussion: """
+            The PIN is asked twice at the terminal (once from --pin-stdin or --pin-fd) and must \
+            meet the policy (pinvault policy). Prints the new key's id and public key, which a \
+            relying party keeps to verify signatures.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The account name: an email, a username, an identity provider's id.", valueName: "user"))
+    var user: String
+
+    @Option(help: ArgumentHelp("Tells this credential apart from the user's others (an app, a relying party).", valueName: "label"))
+    var label: String?
+
+    @OptionGroup var pins: PinOptions
+
+    func run() async throws {
+        try await global.run { console in
+            let input = try pins.input()
+            if input.isTerminal { try global.checkDaemon() }
+            let pin = try input.readNewPIN(prompt: "New PIN for \(user): ")
+            let client = try global.connect()
+            defer { client.close() }
+            let credential = try await client.register(user: user, pin: pin, label: label)
+            console.show(.object([("credential", credential.json)])) {
+                console.say("Registered a credential for \(credential.user)\(credential.label.map { " (\($0))" } ?? "").")
+                StandardStream.output.write(Table(headers: nil, rows: [
+                    ["Key ID:", credential.keyId],
+                    ["Public key:", WireText.base64(credential.publicKey)],
+                ]).text)
+            }
+            return .success
+        }
+    }
+}

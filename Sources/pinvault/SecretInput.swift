@@ -1,0 +1,69 @@
+import Glibc
+import PinVaultClient
+
+/// Where a command reads its secrets (PINs, a token): the terminal without echo, or
+/// one line per secret from a file descriptor (`--pin-stdin`, `--pin-fd N`, …).
+enum SecretInput {
+    case terminal(Terminal)
+    case descriptor(Int32)
+
+    /// The largest PIN read, in bytes (the daemon's `policy.max_length` is far below).
+    static let pinCapacity = 256
+    /// The largest token read: the daemon's are 43 characters.
+    static let tokenCapacity = 64
+
+    /// Reads one PIN, asking with `prompt` on a terminal.
+    func readPIN(prompt: String) throws(CommandFailure) -> PIN {
+        do {
+            return try PIN(capacity: Self.pinCapacity + 1) { buffer in try readLine(prompt: prompt, into: buffer) }
+        } catch {
+            throw failure(error, what: "PIN")
+        }
+    }
+
+    /// Reads a new PIN: on a terminal twice, the two compared in constant time; from a
+    /// descriptor once.
+    func readNewPIN(prompt: String) throws(CommandFailure) -> PIN {
+        let pin = try readPIN(prompt: prompt)
+        guard case .terminal = self else { return pin }
+        let repeated = try readPIN(prompt: "Repeat " + prompt.prefix(1).lowercased() + prompt.dropFirst())
+        defer { repeated.wipe() }
+        guard pin.constantTimeEquals(repeated) else {
+            pin.wipe()
+            throw .pinsDiffer
+        }
+        return pin
+    }
+
+    /// Reads the unregistration token, asking with `prompt` on a terminal.
+    func readToken(prompt: String) throws(CommandFailure) -> UnregistrationToken {
+        do {
+            return try UnregistrationToken(capacity: Self.tokenCapacity + 1) { buffer in
+                try readLine(prompt: prompt, into: buffer)
+            }
+        } catch {
+            throw failure(error, what: "token")
+        }
+    }
+
+    private func readLine(prompt: String, into buffer: UnsafeMutableRawBufferPointer) throws(SecretLine.Failure) -> Int {
+        switch self {
+        case .terminal(let terminal): try terminal.readSecret(prompt: prompt, into: buffer)
+        case .descriptor(let fd): try SecretLine.read(from: fd, into: buffer)
+        }
+    }
+
+    private func failure(_ error: any Error, what: String) -> CommandFailure {
+        let source = switch self {
+        case .terminal: "the terminal"
+        case .descriptor(STDIN_FILENO): "standard input"
+        case .descriptor(let fd): "file descriptor \(fd)"
+        }
+        guard let error = error as? SecretLine.Failure else { return .input("cannot read the \(what) from \(source)") }
+        return switch error {
+        case .endOfInput: .usage("no \(what) on \(source)")
+        case .tooLong(let limit): .usage("the \(what) on \(source) is longer than \(limit) bytes")
+        case .readFailed(let code): .usage("cannot read the \(what) from \(source): \(String(cString: strerror(code)))")
+        }
+    }
+}
