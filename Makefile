@@ -2,6 +2,11 @@
 #
 #   make run    build pinvaultd and serve on ./run/io.pinvault.Vault (state in ./run/state)
 #   make test   install what is missing, then run every test
+#   make install       pinvaultd, pinvault, units, config, deny list (PREFIX, DESTDIR;
+#                      INSTALL_FROM=DIR installs binaries built there instead of a release build)
+#   make uninstall     removes what install put; keeps config, state and the sealed pepper
+#                      unless PURGE=yes
+#   make check-units   systemd-analyze verify and security (exposure at most 1.0)
 #
 # Both install missing Debian packages when run as root, and otherwise print the
 # apt-get command to run.
@@ -10,9 +15,9 @@ SWIFT        ?= swift
 PYTHON       ?= python3
 RUN_DIR      := $(CURDIR)/run
 VENV         := $(CURDIR)/.venv
-DEB_PACKAGES := libsodium-dev libsqlite3-dev pkg-config python3-venv python3-cryptography systemd util-linux
+DEB_PACKAGES := libsodium-dev libsqlite3-dev pkg-config python3-venv python3-cryptography python3-seccomp systemd util-linux
 
-.PHONY: all deps build release run test venv clean
+.PHONY: all deps build release run test venv clean install install-build uninstall check-units
 
 all: build
 
@@ -57,3 +62,68 @@ test: deps venv
 
 clean:
 	rm -rf .build $(RUN_DIR) $(VENV)
+
+# Installation layout. Units and sysusers.d go under PREFIX, where systemd looks too
+# (/usr/local/lib/systemd/system); the configuration under SYSCONFDIR.
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+BINDIR       ?= $(PREFIX)/bin
+SBINDIR      ?= $(PREFIX)/sbin
+SYSCONFDIR   ?= /etc
+UNITDIR      ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
+DOCDIR       ?= $(PREFIX)/share/doc/pinvault
+STATEDIR     ?= /var/lib/pinvault
+CREDSTORE    ?= /etc/credstore.encrypted
+INSTALL_FROM ?=
+INSTALL_BIN   = $(if $(INSTALL_FROM),$(INSTALL_FROM),$(CURDIR)/.build/release)
+
+install-build: deps
+	$(SWIFT) build -c release --product pinvaultd
+	$(SWIFT) build -c release --product pinvault
+
+install: $(if $(INSTALL_FROM),,install-build)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/pinvault $(DESTDIR)$(DOCDIR)
+	install -m 0755 $(INSTALL_BIN)/pinvaultd $(INSTALL_BIN)/pinvault $(DESTDIR)$(BINDIR)/
+	install -m 0755 packaging/pinvault-seal-pepper $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper
+	sed -e 's|^ExecStart=/usr/local/bin/pinvaultd --config /etc/pinvault/|ExecStart=$(BINDIR)/pinvaultd --config $(SYSCONFDIR)/pinvault/|' \
+		systemd/pinvaultd.service > $(DESTDIR)$(UNITDIR)/pinvaultd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/pinvaultd.service
+	install -m 0644 systemd/pinvaultd.socket $(DESTDIR)$(UNITDIR)/pinvaultd.socket
+	install -m 0644 packaging/sysusers.d-pinvault.conf $(DESTDIR)$(SYSUSERSDIR)/pinvault.conf
+	@# An edited configuration is kept; the new default goes beside it.
+	if [ -e $(DESTDIR)$(SYSCONFDIR)/pinvault/pinvaultd.toml ]; then \
+		install -m 0644 config/pinvaultd.toml $(DESTDIR)$(SYSCONFDIR)/pinvault/pinvaultd.toml.default; \
+	else \
+		install -m 0644 config/pinvaultd.toml $(DESTDIR)$(SYSCONFDIR)/pinvault/pinvaultd.toml; \
+	fi
+	install -m 0644 config/deny-list.txt $(DESTDIR)$(SYSCONFDIR)/pinvault/deny-list.txt
+	install -m 0644 README.md SECURITY.md docs/OPERATIONS.md docs/FORMAT.md $(DESTDIR)$(DOCDIR)/
+	@# On the real system (no DESTDIR, as root): create the user, tell systemd.
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
+		command -v systemd-sysusers >/dev/null && systemd-sysusers $(SYSUSERSDIR)/pinvault.conf; \
+		[ -d /run/systemd/system ] && systemctl daemon-reload; \
+		echo "next: $(SBINDIR)/pinvault-seal-pepper && systemctl enable --now pinvaultd.socket (docs/OPERATIONS.md)"; \
+	fi; true
+
+uninstall:
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+		systemctl disable --now pinvaultd.socket pinvaultd.service 2>/dev/null || true; \
+	fi
+	rm -f $(DESTDIR)$(BINDIR)/pinvaultd $(DESTDIR)$(BINDIR)/pinvault $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper \
+		$(DESTDIR)$(UNITDIR)/pinvaultd.service $(DESTDIR)$(UNITDIR)/pinvaultd.socket \
+		$(DESTDIR)$(SYSUSERSDIR)/pinvault.conf
+	rm -rf $(DESTDIR)$(DOCDIR)
+	@# The vault, its pepper and the configuration outlive an uninstall unless asked.
+	@if [ "$(PURGE)" = yes ]; then \
+		echo "PURGE=yes: removing the configuration, the sealed pepper and $(STATEDIR)"; \
+		rm -rf $(DESTDIR)$(SYSCONFDIR)/pinvault $(DESTDIR)$(STATEDIR) $(DESTDIR)/var/lib/private/pinvault; \
+		rm -f $(DESTDIR)$(CREDSTORE)/pinvault.pepper; \
+	else \
+		echo "kept $(SYSCONFDIR)/pinvault, $(STATEDIR) and $(CREDSTORE)/pinvault.pepper (PURGE=yes removes them)"; \
+	fi
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; true
+
+check-units:
+	scripts/check-units.sh systemd

@@ -1,0 +1,138 @@
+import Foundation
+import Glibc
+import PinVaultTestKit
+import XCTest
+
+/// `make install DESTDIR=…` lays out a working system: the installed pinvaultd with
+/// the installed configuration (paths overridden by flags) serves, reads the
+/// installed deny list, and takes a pepper sealed by the installed seal script.
+final class InstallTests: XCTestCase {
+    override class func tearDown() { Installation.removeShared() }
+
+    func testInstall_placesEveryFile() throws {
+        let installation = try Installation.shared()
+        let destination = installation.destination
+        for path in ["/usr/local/bin/pinvaultd", "/usr/local/bin/pinvault", "/usr/local/sbin/pinvault-seal-pepper"] {
+            XCTAssertTrue(FileManager.default.isExecutableFile(atPath: destination + path), path)
+        }
+        for path in ["/usr/local/lib/systemd/system/pinvaultd.service", "/usr/local/lib/systemd/system/pinvaultd.socket",
+                     "/usr/local/lib/sysusers.d/pinvault.conf", "/etc/pinvault/pinvaultd.toml",
+                     "/etc/pinvault/deny-list.txt", "/usr/local/share/doc/pinvault/SECURITY.md",
+                     "/usr/local/share/doc/pinvault/OPERATIONS.md"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: destination + path), path)
+        }
+        let shipped = try String(contentsOfFile: TestDaemon.repositoryRoot + "/config/pinvaultd.toml", encoding: .utf8)
+        XCTAssertEqual(try String(contentsOfFile: installation.configPath, encoding: .utf8), shipped)
+    }
+
+    func testInstalledDaemon_withInstalledConfiguration_answersGetPolicy() throws {
+        let installation = try Installation.shared()
+        let daemon = try InstalledDaemon()
+        try daemon.start(installation.daemonPath, ["--config", installation.configPath] + daemon.pathArguments)
+        let reply = try daemon.connect().succeeding("GetPolicy")
+        let policy = try XCTUnwrap(reply.object("policy"), reply.description)
+        XCTAssertEqual(policy["minLength"] as? Int, 6)
+        XCTAssertEqual(policy["throttleAfter"] as? Int, 5)
+        XCTAssertEqual(policy["maxAttempts"] as? Int, 10)
+        XCTAssertEqual(policy["onMaxAttempts"] as? String, "block")
+        // The installed deny list, found relative to the installed configuration.
+        XCTAssertGreaterThan(policy["denyListSize"] as? Int ?? 0, 1000, reply.description)
+        XCTAssertEqual(try daemon.stop(), 0, daemon.log)
+    }
+
+    /// The unit's LimitMEMLOCK= covers `max_connections` connections that each hold a
+    /// full frame in locked memory (measured through VmLck, so it also proves that
+    /// sodium_mlock succeeded for every one of them).
+    func testLockedMemory_perFullConnection_fitsTheUnitsLimitMEMLOCK() throws {
+        let installation = try Installation.shared()
+        let daemon = try InstalledDaemon()
+        try daemon.start(installation.daemonPath, ["--config", installation.configPath] + daemon.pathArguments)
+        let baseline = try XCTUnwrap(daemon.lockedKiB)
+        let connections = 24  // under max_connections_per_uid (32)
+        let frame = Array("{\"method\":\"io.pinvault.Vault.GetPolicy\",\"parameters\":{\"x\":\"".utf8)
+            + [UInt8](repeating: UInt8(ascii: "7"), count: 64_000)
+        var clients: [VarlinkClient] = []
+        for _ in 0..<connections {
+            let client = try daemon.connect()
+            try client.send(raw: frame)
+            clients.append(client)
+        }
+        let deadline = Date().addingTimeInterval(10)
+        var locked = baseline
+        while Date() < deadline {
+            locked = daemon.lockedKiB ?? 0
+            if locked - baseline >= connections * 64 { break }
+            usleep(50_000)
+        }
+        let perConnection = Double(locked - baseline) / Double(connections)
+        XCTAssertGreaterThanOrEqual(perConnection, 64, "frames not locked: VmLck \(baseline) → \(locked) KiB")
+        XCTAssertLessThanOrEqual(perConnection, 72, "more locked per connection than expected")
+
+        let unit = try String(contentsOfFile: installation.servicePath, encoding: .utf8)
+        let limitLine = try XCTUnwrap(unit.split(separator: "\n").first { $0.hasPrefix("LimitMEMLOCK=") })
+        let limitText = limitLine.dropFirst("LimitMEMLOCK=".count)
+        XCTAssertTrue(limitText.hasSuffix("M"), "expected LimitMEMLOCK in MiB, got \(limitText)")
+        let limitKiB = (Double(limitText.dropLast()) ?? 0) * 1024
+        let maxConnections = 256.0
+        XCTAssertLessThanOrEqual(maxConnections * perConnection * 2, limitKiB,
+                                 "LimitMEMLOCK leaves no room for two frames per connection")
+        clients.removeAll()
+        XCTAssertEqual(try daemon.stop(), 0, daemon.log)
+    }
+
+    func testSealedPepper_fromSystemdCreds_isLoadedFromTheCredentialsDirectory() throws {
+        guard let creds = ["/usr/bin/systemd-creds", "/bin/systemd-creds"].first(where: {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }) else { throw XCTSkip("systemd-creds is not installed") }
+        let installation = try Installation.shared()
+        let daemon = try InstalledDaemon()
+        let sealed = daemon.scratch + "/credstore/pinvault.pepper"
+        let credentials = daemon.scratch + "/credentials"
+        // A scratch host key instead of /var/lib/systemd/credential.secret.
+        var environment = ProcessInfo.processInfo.environment
+        environment["SYSTEMD_CREDENTIAL_SECRET"] = daemon.scratch + "/credential.secret"
+        let seal = try Subprocess.run(installation.sealScript, [
+            "--with-key=host", "--state-directory=\(daemon.stateDirectory)", "--output=\(sealed)",
+        ], environment: environment)
+        XCTAssertEqual(seal.status, 0, seal.description)
+        XCTAssertTrue(seal.standardOutput.contains("sealed a new pepper"), seal.description)
+        XCTAssertEqual(mkdir(credentials, 0o700), 0)
+        let decrypt = try Subprocess.run(creds, ["decrypt", "--name=pinvault.pepper", sealed, credentials + "/pinvault.pepper"],
+                                         environment: environment)
+        XCTAssertEqual(decrypt.status, 0, decrypt.description)
+
+        try daemon.start(installation.daemonPath, ["--config", installation.configPath] + daemon.pathArguments,
+                         environment: ["CREDENTIALS_DIRECTORY": credentials])
+        XCTAssertNil(try daemon.connect().vault("GetPolicy").error)
+        XCTAssertTrue(daemon.log.contains("source=credentials"), daemon.log)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: daemon.stateDirectory + "/pepper"),
+                       "a plaintext pepper was made although the credential was there")
+        XCTAssertEqual(try daemon.stop(), 0, daemon.log)
+
+        let again = try Subprocess.run(installation.sealScript, ["--output=\(sealed)"], environment: environment)
+        XCTAssertEqual(again.status, 0, again.description)
+        XCTAssertTrue(again.standardOutput.contains("nothing to do"), "the seal script must never replace a pepper")
+    }
+
+    func testUninstall_keepsConfigurationUntilPurged() throws {
+        let destination = try Installation.makeDirectory(prefix: "pinvault-uninstall")
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        let install = try Installation.make(["install", "DESTDIR=\(destination)", "INSTALL_FROM=\(Installation.builtBinaries)"])
+        XCTAssertEqual(install.status, 0, install.description)
+        XCTAssertEqual(mkdir(destination + "/var", 0o755), 0)
+        XCTAssertEqual(mkdir(destination + "/var/lib", 0o755), 0)
+        XCTAssertEqual(mkdir(destination + "/var/lib/pinvault", 0o700), 0)
+
+        let uninstall = try Installation.make(["uninstall", "DESTDIR=\(destination)"])
+        XCTAssertEqual(uninstall.status, 0, uninstall.description)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination + "/usr/local/bin/pinvaultd"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination + "/usr/local/lib/systemd/system/pinvaultd.service"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: destination + "/etc/pinvault/pinvaultd.toml"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: destination + "/var/lib/pinvault"))
+
+        let purge = try Installation.make(["uninstall", "DESTDIR=\(destination)", "PURGE=yes"])
+        XCTAssertEqual(purge.status, 0, purge.description)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination + "/etc/pinvault"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination + "/var/lib/pinvault"))
+    }
+}

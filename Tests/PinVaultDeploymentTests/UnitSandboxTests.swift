@@ -1,0 +1,83 @@
+import Foundation
+import Glibc
+import PinVaultTestKit
+import XCTest
+
+/// The installed pinvaultd under the installed unit's sandbox, applied without systemd
+/// by scripts/unit-sandbox.py (namespaces, mounts, capabilities, NoNewPrivileges, the
+/// seccomp filters of SystemCallFilter=, RestrictAddressFamilies=,
+/// MemoryDenyWriteExecute= and the rest): it must still register, authenticate and
+/// shut down cleanly, with production KDF parameters.
+final class UnitSandboxTests: XCTestCase {
+    /// The sandbox's stand-in for the static `pinvault` user.
+    static let serviceUid: uid_t = 64000
+    static let python = "/usr/bin/python3"
+
+    override class func tearDown() { Installation.removeShared() }
+
+    private func requireSandbox() throws {
+        guard geteuid() == 0 else { throw XCTSkip("the unit sandbox needs root (namespaces, mounts, User=)") }
+        guard FileManager.default.isExecutableFile(atPath: Self.python),
+              (try? Subprocess.run(Self.python, ["-c", "import seccomp"]).status) == 0
+        else { throw XCTSkip("Debian's python3-seccomp is not installed (make deps installs it)") }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") else {
+            throw XCTSkip("systemd-analyze is not installed (make deps installs systemd)")
+        }
+        guard (try? Subprocess.run("/usr/bin/unshare", ["--mount", "--net", "/bin/true"]).status) == 0 else {
+            throw XCTSkip("this machine forbids new mount and network namespaces")
+        }
+    }
+
+    private func startSandboxed(_ installation: Installation) throws -> InstalledDaemon {
+        let daemon = try InstalledDaemon(owner: Self.serviceUid)
+        try daemon.start(Self.python, [
+            TestDaemon.repositoryRoot + "/scripts/unit-sandbox.py",
+            "--unit", installation.servicePath,
+            "--uid", "\(Self.serviceUid)", "--gid", "\(Self.serviceUid)",
+            "--rw", daemon.directory + "/state", "--rw", daemon.directory + "/sock",
+            "--scratch", daemon.scratch, "--",
+            installation.daemonPath, "--config", installation.configPath,
+        ] + daemon.pathArguments)
+        return daemon
+    }
+
+    func testInstalledDaemon_underTheUnitSandbox_registersAuthenticatesAndStopsCleanly() throws {
+        try requireSandbox()
+        let installation = try Installation.shared()
+        let daemon = try startSandboxed(installation)
+        let client = try daemon.connect()
+
+        let credential = try client.register(user: "alice@example.org", pin: "258046")
+        XCTAssertEqual(credential["state"] as? String, "active")
+        let reply = try client.authenticate(user: "alice@example.org", pin: "258046")
+        XCTAssertNil(reply.error, reply.description)
+        XCTAssertNotNil(reply.string("signature"), reply.description)
+        let wrong = try client.authenticate(user: "alice@example.org", pin: "370591")
+        XCTAssertEqual(wrong.error, VarlinkClient.vault + ".WrongPin", wrong.description)
+
+        let log = daemon.log
+        for applied in ["SystemCallFilter=: allow-list", "MemoryDenyWriteExecute=yes: seccomp filter loaded",
+                        "RestrictAddressFamilies=AF_UNIX", "RestrictNamespaces=yes", "ProtectSystem=strict",
+                        "PrivateTmp=yes", "PrivateDevices=yes", "CapabilityBoundingSet="] {
+            XCTAssertTrue(log.contains(applied), "not applied: \(applied)\n\(log)")
+        }
+        XCTAssertTrue(log.contains("event=auth.ok"), log)
+        XCTAssertEqual(try daemon.stop(), 0, daemon.log)
+    }
+
+    func testSandboxedDaemon_runsUnprivilegedUnderSeccompWithoutCapabilities() throws {
+        try requireSandbox()
+        let installation = try Installation.shared()
+        let daemon = try startSandboxed(installation)
+        let status = daemon.status
+        XCTAssertEqual(status["Uid"]?.split(separator: "\t").first.map(String.init), "\(Self.serviceUid)")
+        XCTAssertEqual(status["NoNewPrivs"], "1")
+        XCTAssertEqual(status["Seccomp"], "2", "no seccomp filter")
+        XCTAssertGreaterThanOrEqual(Int(status["Seccomp_filters"] ?? "") ?? 0, 6)
+        XCTAssertEqual(status["CapBnd"], "0000000000000000")
+        XCTAssertEqual(status["CapEff"], "0000000000000000")
+        // The pepper the daemon made itself is locked in memory.
+        XCTAssertGreaterThan(daemon.lockedKiB ?? 0, 0)
+        XCTAssertEqual(try daemon.stop(), 0, daemon.log)
+    }
+}
