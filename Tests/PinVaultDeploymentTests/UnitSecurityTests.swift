@@ -68,7 +68,7 @@ final class UnitSecurityTests: XCTestCase {
         let unit = try String(contentsOfFile: installation.servicePath, encoding: .utf8)
         XCTAssertTrue(unit.contains("\nExecStart=/usr/local/bin/pinvaultd --config /etc/pinvault/pinvaultd.toml\n"), unit)
         XCTAssertFalse(unit.contains(installation.destination), "DESTDIR leaked into the unit")
-        XCTAssertTrue(unit.contains("\nPrivateUsers=") == false, "PrivateUsers= would hide every peer's uid")
+        XCTAssertFalse(unit.contains("\nPrivateUsers="), "PrivateUsers= would hide every peer's uid")
         for setting in ["Type=notify", "WatchdogSec=", "StateDirectory=pinvault", "StateDirectoryMode=0700",
                         "LoadCredentialEncrypted=pinvault.pepper:", "User=pinvault", "LimitMEMLOCK="] {
             XCTAssertTrue(unit.contains("\n" + setting), "missing \(setting)")
