@@ -1,0 +1,144 @@
+import Foundation
+import Glibc
+import PinVaultTestKit
+
+/// A Unix-socket server that answers each call frame with whatever a test scripts:
+/// canned replies (every error name, garbage, oversize frames), silence, or a hang-up.
+/// It records the frames it received and whether the client shut its end.
+///
+/// Serves one connection at a time on its own thread; stops when released.
+final class FakeVarlinkServer: @unchecked Sendable {
+    /// What to do with one received call frame.
+    enum Action {
+        /// Send these bytes (a whole reply frame: add the NUL yourself, or use `reply`).
+        case send([UInt8])
+        /// Close the connection without answering.
+        case close
+        /// Never answer; keep reading until the client goes away.
+        case silence
+    }
+
+    let socketPath: String
+    private let directory: TemporaryDirectory
+    private let listener: Int32
+    private let respond: @Sendable ([UInt8]) -> Action
+    private let lock = NSLock()
+    private var frames: [[UInt8]] = []
+    private var sawEndOfStream = false
+    private var stopping = false
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// A reply frame for `json`, NUL included.
+    static func reply(_ json: String) -> Action {
+        .send(Array(json.utf8) + [0])
+    }
+
+    /// Listens on a fresh socket and answers each call with `respond(frame)`.
+    init(respond: @escaping @Sendable ([UInt8]) -> Action) throws {
+        directory = try TemporaryDirectory()
+        socketPath = directory.path + "/fake.sock"
+        self.respond = respond
+        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard listener >= 0 else { throw TestKitError("socket: errno \(errno)") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socketPath.utf8)) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, listen(listener, 8) == 0 else {
+            Glibc.close(listener)
+            throw TestKitError("bind/listen: errno \(errno)")
+        }
+        let thread = Thread { [self] in serve() }
+        thread.start()
+    }
+
+    deinit {
+        Glibc.close(listener)
+    }
+
+    /// Stops serving and waits for the server thread.
+    func stop() {
+        lock.withLock { stopping = true }
+        finished.wait()
+    }
+
+    /// The call frames received so far (NUL excluded).
+    var received: [[UInt8]] {
+        lock.withLock { frames }
+    }
+
+    /// Whether a client ended its stream (EOF or reset) while the server waited.
+    var clientHungUp: Bool {
+        lock.withLock { sawEndOfStream }
+    }
+
+    /// Waits up to `timeout` seconds for `condition`.
+    func waitFor(timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() && Date() < deadline { usleep(5_000) }
+        return condition()
+    }
+
+    private var isStopping: Bool {
+        lock.withLock { stopping }
+    }
+
+    /// Accepts connections until stopped.
+    private func serve() {
+        defer { finished.signal() }
+        while !isStopping {
+            guard readable(listener) else { continue }
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { continue }
+            handle(connection)
+            Glibc.close(connection)
+        }
+    }
+
+    /// Reads frames from one connection and acts on each.
+    private func handle(_ connection: Int32) {
+        var pending: [UInt8] = []
+        var silent = false
+        while !isStopping {
+            guard readable(connection) else { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let count = chunk.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else {
+                lock.withLock { sawEndOfStream = true }
+                return
+            }
+            pending += chunk[..<count]
+            while !silent, let nul = pending.firstIndex(of: 0) {
+                let frame = Array(pending[..<nul])
+                pending.removeSubrange(...nul)
+                lock.withLock { frames.append(frame) }
+                switch respond(frame) {
+                case .send(let bytes):
+                    guard sendAll(bytes, on: connection) else { return }
+                case .close:
+                    return
+                case .silence:
+                    silent = true
+                }
+            }
+        }
+    }
+
+    /// Waits up to 50 ms for input (so that `stop` is noticed).
+    private func readable(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 50) > 0
+    }
+
+    private func sendAll(_ bytes: [UInt8], on connection: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { send(connection, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            guard sent > 0 else { return false }
+            offset += sent
+        }
+        return true
+    }
+}
