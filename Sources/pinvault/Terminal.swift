@@ -31,7 +31,6 @@ final class Terminal {
     /// Shows `prompt` and reads one line into `buffer` with echo off (the newline is
     /// still echoed, so the cursor moves on); returns its length without the newline.
     func readSecret(prompt: String, into buffer: UnsafeMutableRawBufferPointer) throws(SecretLine.Failure) -> Int {
-        write(prompt)
         var original = termios()
         guard tcgetattr(fd, &original) == 0 else { throw .readFailed(errno) }
         var silent = original
@@ -40,6 +39,8 @@ final class Terminal {
         EchoGuard.arm(fd: fd, original: original)
         defer { EchoGuard.disarm() }
         guard tcsetattr(fd, TCSAFLUSH, &silent) == 0 else { throw .readFailed(errno) }
+        // Only now, with echo off, may the person start typing.
+        write(prompt)
         do {
             return try SecretLine.read(from: fd, into: buffer)
         } catch {

@@ -1,0 +1,171 @@
+import Foundation
+import PinVaultTestKit
+import XCTest
+
+/// Each subcommand succeeds against a real daemon and prints, with `--json`, the
+/// Varlink reply in the interface's own field names and encodings.
+final class CommandTests: CLITestCase {
+    func testPolicy_json_printsTheDaemonsPolicyObject() throws {
+        let reply = try pinvaultJSON(["policy"])
+        let policy = try XCTUnwrap(reply["policy"] as? [String: Any])
+        XCTAssertEqual(policy["minLength"] as? Int, 6)
+        XCTAssertEqual(policy["maxLength"] as? Int, 64)
+        XCTAssertEqual(policy["digitsOnly"] as? Bool, true)
+        XCTAssertEqual(policy["throttleAfter"] as? Int, 3)
+        XCTAssertEqual(policy["maxAttempts"] as? Int, 5)
+        XCTAssertEqual(policy["onMaxAttempts"] as? String, "block")
+        XCTAssertGreaterThan(policy["denyListSize"] as? Int ?? 0, 1000)
+    }
+
+    func testCheckPin_ofAGoodPin_exitsZero_withValidTrue() throws {
+        let reply = try pinvaultJSON(["check-pin", "--pin-stdin"], input: pin + "\n")
+        XCTAssertEqual(reply["valid"] as? Bool, true)
+        XCTAssertEqual(reply["violations"] as? [String], [])
+    }
+
+    func testRegister_json_printsTheCredential_withBase64KeyAndRFC3339Time() throws {
+        let credential = try register("alice@example.org", label: "laptop")
+        XCTAssertEqual(credential["user"] as? String, "alice@example.org")
+        XCTAssertEqual(credential["label"] as? String, "laptop")
+        XCTAssertEqual(credential["state"] as? String, "active")
+        XCTAssertEqual(credential["ownerUid"] as? Int, Int(getuid()))
+        XCTAssertEqual(credential["remainingAttempts"] as? Int, 5)
+        let keyId = try XCTUnwrap(credential["keyId"] as? String)
+        XCTAssertNotNil(keyId.wholeMatch(of: /[0-9a-f]{32}/), keyId)
+        let publicKey = try XCTUnwrap(Data(base64Encoded: credential["publicKey"] as? String ?? ""))
+        XCTAssertEqual(publicKey.count, 32)
+        let created = try XCTUnwrap(credential["createdAt"] as? String)
+        XCTAssertNotNil(created.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/), created)
+        XCTAssertNil(credential["lastUsedAt"], "an absent optional field is left out, as the daemon does")
+    }
+
+    func testList_json_printsEveryCredential_andOneUsersWhenNamed() throws {
+        let first = try registerKeyId("alice", label: "laptop")
+        let second = try registerKeyId("alice", pin: otherPin, label: "phone")
+        let third = try registerKeyId("bob")
+        XCTAssertEqual(Set(try listed().compactMap { $0["keyId"] as? String }), [first, second, third])
+        let alices = try XCTUnwrap(try pinvaultJSON(["list", "alice"])["credentials"] as? [[String: Any]])
+        XCTAssertEqual(Set(alices.compactMap { $0["keyId"] as? String }), [first, second])
+    }
+
+    func testAuth_json_printsASignatureThatAnIndependentVerifierAccepts() throws {
+        let credential = try register()
+        let challenge = Data("nonce from the relying party".utf8)
+        let reply = try pinvaultJSON(
+            ["auth", "alice", "--challenge-base64", challenge.base64EncodedString(), "--pin-stdin"], input: pin + "\n"
+        )
+        XCTAssertEqual(reply["keyId"] as? String, credential["keyId"] as? String)
+        XCTAssertEqual(reply["publicKey"] as? String, credential["publicKey"] as? String)
+        XCTAssertEqual(reply["pinPolicyOutdated"] as? Bool, false)
+        let publicKey = try XCTUnwrap(Data(base64Encoded: reply["publicKey"] as? String ?? ""))
+        let signature = try XCTUnwrap(Data(base64Encoded: reply["signature"] as? String ?? ""))
+        XCTAssertEqual(signature.count, 64)
+        XCTAssertTrue(try IndependentEd25519.verify(publicKey: publicKey, signature: signature, message: challenge))
+    }
+
+    func testAuth_withAHexChallenge_andAChallengeFile_signsTheSameBytes() throws {
+        let credential = try register()
+        let publicKey = try XCTUnwrap(Data(base64Encoded: credential["publicKey"] as? String ?? ""))
+        let directory = try TemporaryDirectory()
+        let path = directory.path + "/challenge"
+        let challenge = Data([0x00, 0xff, 0x10, 0x0a])
+        try challenge.write(to: URL(fileURLWithPath: path))
+        for option in [["--challenge-hex", "00FF100a"], ["--challenge-file", path]] {
+            let reply = try pinvaultJSON(["auth", "alice", "--pin-stdin"] + option, input: pin + "\n")
+            let signature = try XCTUnwrap(Data(base64Encoded: reply["signature"] as? String ?? ""))
+            XCTAssertTrue(try IndependentEd25519.verify(publicKey: publicKey, signature: signature, message: challenge), "\(option)")
+        }
+    }
+
+    func testAuth_withTheChallengeOnStdin_andThePinFromAnFd_signsIt() throws {
+        let credential = try register()
+        let publicKey = try XCTUnwrap(Data(base64Encoded: credential["publicKey"] as? String ?? ""))
+        let result = try pinvault(
+            ["auth", "alice", "--challenge-file", "-", "--pin-fd", "3", "--json"],
+            input: "challenge bytes",
+            shell: "exec 3<<EOF\n\(pin)\nEOF\nexec \"$@\""
+        )
+        XCTAssertEqual(result.status, 0, result.description)
+        let signature = try XCTUnwrap(Data(base64Encoded: try Self.object(result.standardOutput)["signature"] as? String ?? ""))
+        XCTAssertTrue(try IndependentEd25519.verify(publicKey: publicKey, signature: signature, message: Data("challenge bytes".utf8)))
+    }
+
+    func testChangePin_readsCurrentThenNew_andOnlyTheNewPinWorksAfterwards() throws {
+        let keyId = try registerKeyId()
+        let reply = try pinvaultJSON(["change-pin", "alice", "--pin-stdin"], input: "\(pin)\n\(otherPin)\n")
+        XCTAssertEqual((reply["credential"] as? [String: Any])?["keyId"] as? String, keyId)
+        XCTAssertEqual(try authenticate(pin: otherPin).status, 0)
+        XCTAssertEqual(try authenticate(pin: pin).status, 2)
+    }
+
+    func testUnregisterBeginThenCommit_deletesTheCredential() throws {
+        let keyId = try registerKeyId()
+        let begun = try pinvaultJSON(["unregister", "begin", "alice", "--pin-stdin"], input: pin + "\n")
+        XCTAssertEqual(begun["keyId"] as? String, keyId)
+        let token = try XCTUnwrap(begun["token"] as? String)
+        XCTAssertNotNil(token.wholeMatch(of: /[A-Za-z0-9_-]{43}/), token)
+        XCTAssertNotNil(begun["expiresAt"] as? String)
+        let committed = try pinvaultJSON(["unregister", "commit", "--key-id", keyId, "--token-stdin"], input: token + "\n")
+        XCTAssertTrue(committed.isEmpty, "\(committed)")
+        XCTAssertEqual(try listed().count, 0)
+    }
+
+    func testUnregisterBeginThenAbort_makesTheCredentialUsableAgain() throws {
+        let keyId = try registerKeyId()
+        let begun = try pinvaultJSON(["unregister", "begin", "alice", "--pin-stdin"], input: pin + "\n")
+        XCTAssertEqual(try listed().first?["state"] as? String, "pendingUnregistration")
+        let token = try XCTUnwrap(begun["token"] as? String)
+        _ = try pinvaultJSON(["unregister", "abort", "--key-id", keyId, "--token-stdin"], input: token + "\n")
+        XCTAssertEqual(try listed().first?["state"] as? String, "active")
+        XCTAssertEqual(try authenticate(pin: pin).status, 0)
+    }
+
+    func testUnregisterBegin_human_printsTheTokenAloneOnItsLastLine_thatCommitAccepts() throws {
+        let keyId = try registerKeyId()
+        let begun = try pinvault(["unregister", "begin", "alice", "--pin-stdin"], input: pin + "\n")
+        XCTAssertEqual(begun.status, 0, begun.description)
+        XCTAssertTrue(begun.standardOutput.contains(keyId), begun.description)
+        let token = try XCTUnwrap(begun.standardOutput.split(separator: "\n").last.map(String.init))
+        let committed = try pinvault(["unregister", "commit", "--key-id", keyId, "--token-stdin"], input: token + "\n")
+        XCTAssertEqual(committed.status, 0, committed.description)
+        XCTAssertTrue(committed.standardOutput.contains("deleted"), committed.description)
+    }
+
+    func testWipe_withYes_deletesEveryCredentialOfTheUser_andNoOthers() throws {
+        let first = try registerKeyId("alice", label: "laptop")
+        let second = try registerKeyId("alice", pin: otherPin, label: "phone")
+        let bobs = try registerKeyId("bob")
+        let reply = try pinvaultJSON(["wipe", "alice", "--key-id", first, "--yes", "--pin-stdin"], input: pin + "\n")
+        XCTAssertEqual(reply["user"] as? String, "alice")
+        XCTAssertEqual(Set(reply["deletedKeyIds"] as? [String] ?? []), [first, second])
+        XCTAssertEqual(try listed().compactMap { $0["keyId"] as? String }, [bobs])
+    }
+
+    func testUnblock_asAdmin_revivesABlockedCredential() throws {
+        try startDaemon(["lockout": ["throttle_after": "3", "max_attempts": "3"]])
+        let keyId = try registerKeyId()
+        for _ in 0..<3 { _ = try authenticate(pin: wrongPin) }
+        XCTAssertEqual(try listed().first?["state"] as? String, "blocked")
+        let reply = try pinvaultJSON(["unblock", "alice", "--key-id", keyId])
+        let credential = try XCTUnwrap(reply["credential"] as? [String: Any])
+        XCTAssertEqual(credential["state"] as? String, "active")
+        XCTAssertEqual(credential["failedAttempts"] as? Int, 0)
+        XCTAssertEqual(try authenticate(pin: pin).status, 0)
+    }
+
+    func testReset_withYes_deletesEverything_andCountsIt() throws {
+        try register("alice")
+        try register("bob")
+        XCTAssertEqual(try pinvaultJSON(["reset", "--yes"])["deletedCount"] as? Int, 2)
+        XCTAssertEqual(try listed().count, 0)
+    }
+
+    func testStats_asAdmin_printsTheCounters() throws {
+        try register()
+        _ = try authenticate(pin: pin)
+        let counters = try XCTUnwrap(try pinvaultJSON(["stats"])["counters"] as? [String: Any])
+        XCTAssertGreaterThanOrEqual(counters["requests"] as? Int ?? 0, 2)
+        XCTAssertEqual(counters["authenticationsSucceeded"] as? Int, 1)
+        XCTAssertNotNil(counters["uptimeSeconds"] as? Int)
+    }
+}
