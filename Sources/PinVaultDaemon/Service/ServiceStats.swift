@@ -9,6 +9,7 @@ public final class ServiceStats: Sendable {
     private let authenticationsFailed = Atomic<Int>(0)
     private let lockouts = Atomic<Int>(0)
     private let busy = Atomic<Int>(0)
+    private let kdfEvaluations = Atomic<Int>(0)
 
     public init() {}
 
@@ -20,6 +21,8 @@ public final class ServiceStats: Sendable {
     /// A wrong PIN that throttled, blocked or wiped its credential.
     func lockedOut() { lockouts.add(1, ordering: .relaxed) }
     func refusedBusy() { busy.add(1, ordering: .relaxed) }
+    /// One Argon2id run is about to start.
+    func kdfEvaluated() { kdfEvaluations.add(1, ordering: .relaxed) }
 
     struct Snapshot: Equatable {
         var requests: Int
@@ -28,6 +31,7 @@ public final class ServiceStats: Sendable {
         var authenticationsFailed: Int
         var lockouts: Int
         var busyRefusals: Int
+        var kdfEvaluations: Int
         var uptimeSeconds: Int
     }
 
@@ -39,6 +43,7 @@ public final class ServiceStats: Sendable {
             authenticationsFailed: authenticationsFailed.load(ordering: .relaxed),
             lockouts: lockouts.load(ordering: .relaxed),
             busyRefusals: busy.load(ordering: .relaxed),
+            kdfEvaluations: kdfEvaluations.load(ordering: .relaxed),
             uptimeSeconds: Int((MonotonicClock.milliseconds() - startedAt) / 1000)
         )
     }

@@ -24,9 +24,7 @@ extension VaultService {
     ) throws -> VaultResult {
         let signature = try challenge.withUnsafeBytes { try SigningKeyPair(seed: seed).sign($0) }
         let upgraded: SealedSeed? = record.sealed.header.kdf.isWeaker(than: settings.kdf)
-            ? try SeedSealer.seal(
-                seed: seed, pin: pin, pepper: pepper, ownerUid: record.ownerUid,
-                user: record.user, keyId: record.keyId, parameters: settings.kdf)
+            ? try sealSeed(seed, pin: pin, ownerUid: record.ownerUid, user: record.user, keyId: record.keyId)
             : nil
         let time = now()
         let resealed: Bool = try store.write { writer in
@@ -59,10 +57,7 @@ extension VaultService {
             let admitted = try admit(call, owner: owner, user: user, keyId: keyId)
             try onKDF(call) { [self] in
                 try withVerifiedPin(currentPin, keyId: admitted.keyId, owner: owner, call: call) { record, seed in
-                    let resealed = try SeedSealer.seal(
-                        seed: seed, pin: newPin, pepper: pepper, ownerUid: owner,
-                        user: record.user, keyId: record.keyId, parameters: settings.kdf
-                    )
+                    let resealed = try sealSeed(seed, pin: newPin, ownerUid: owner, user: record.user, keyId: record.keyId)
                     let updated: CredentialRecord = try store.write { writer in
                         guard let current = try writer.credential(keyId: record.keyId) else {
                             throw ServiceError.noSuchCredential

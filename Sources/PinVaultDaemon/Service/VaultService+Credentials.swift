@@ -14,10 +14,7 @@ extension VaultService {
                 let seed = try Ed25519.generateSeed()
                 let keyPair = try SigningKeyPair(seed: seed)
                 let keyId = try KeyID(publicKey: keyPair.publicKey)
-                let sealed = try SeedSealer.seal(
-                    seed: seed, pin: pin, pepper: pepper,
-                    ownerUid: owner, user: user, keyId: keyId, parameters: settings.kdf
-                )
+                let sealed = try sealSeed(seed, pin: pin, ownerUid: owner, user: user, keyId: keyId)
                 let record = CredentialRecord(
                     sealed: sealed, label: label, publicKey: keyPair.publicKey, createdAt: now(),
                     lastUsedAt: nil, failedAttempts: 0, lockedUntil: nil, pendingUnregistration: nil

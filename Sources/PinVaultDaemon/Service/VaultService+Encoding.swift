@@ -134,7 +134,8 @@ extension VaultService {
             kdfQueueDepth: Int64(kdf.queued),
             kdfRunning: Int64(kdf.running),
             activeConnections: Int64(counters.activeConnections),
-            uptimeSeconds: Int64(counters.uptimeSeconds)
+            uptimeSeconds: Int64(counters.uptimeSeconds),
+            kdfEvaluations: Int64(counters.kdfEvaluations)
         )
     }
 }

@@ -91,7 +91,7 @@ extension VaultService {
         }
 
         do {
-            return (record, try SeedSealer.open(record.sealed, pin: pin, pepper: pepper))
+            return (record, try openSeed(record.sealed, pin: pin))
         } catch CryptoError.openFailed {
             throw try settleWrongPin(keyId, call: call, at: now)
         } catch {

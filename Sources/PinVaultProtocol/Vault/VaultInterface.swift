@@ -81,6 +81,9 @@ type Stats (
   kdfQueueDepth: int,
   # KDF jobs running now.
   kdfRunning: int,
+  # Argon2id evaluations run since start: one per PIN checked, one per seal made
+  # (Register, ChangePin, upgrade on use). LockedOut, Busy and blocked answers run none.
+  kdfEvaluations: int,
   # Client connections open now.
   activeConnections: int,
   uptimeSeconds: int

@@ -12,6 +12,8 @@ public struct VaultStats: Equatable, Sendable {
     public var kdfQueueDepth: Int64
     /// KDF jobs running.
     public var kdfRunning: Int64
+    /// Argon2id evaluations run since start (PIN checks and seals).
+    public var kdfEvaluations: Int64
     /// Open client connections.
     public var activeConnections: Int64
     /// Seconds since the daemon started.
@@ -20,7 +22,8 @@ public struct VaultStats: Equatable, Sendable {
     /// Each field as given.
     public init(
         requests: Int64, authenticationsSucceeded: Int64, authenticationsFailed: Int64, lockouts: Int64,
-        kdfQueueDepth: Int64, kdfRunning: Int64, activeConnections: Int64, uptimeSeconds: Int64
+        kdfQueueDepth: Int64, kdfRunning: Int64, activeConnections: Int64, uptimeSeconds: Int64,
+        kdfEvaluations: Int64 = 0
     ) {
         self.requests = requests
         self.authenticationsSucceeded = authenticationsSucceeded
@@ -28,6 +31,7 @@ public struct VaultStats: Equatable, Sendable {
         self.lockouts = lockouts
         self.kdfQueueDepth = kdfQueueDepth
         self.kdfRunning = kdfRunning
+        self.kdfEvaluations = kdfEvaluations
         self.activeConnections = activeConnections
         self.uptimeSeconds = uptimeSeconds
     }
@@ -41,6 +45,7 @@ public struct VaultStats: Equatable, Sendable {
         lockouts = try object.int("lockouts", required: true, range: count) ?? 0
         kdfQueueDepth = try object.int("kdfQueueDepth", required: true, range: count) ?? 0
         kdfRunning = try object.int("kdfRunning", required: true, range: count) ?? 0
+        kdfEvaluations = try object.int("kdfEvaluations", required: true, range: count) ?? 0
         activeConnections = try object.int("activeConnections", required: true, range: count) ?? 0
         uptimeSeconds = try object.int("uptimeSeconds", required: true, range: count) ?? 0
     }
@@ -53,6 +58,7 @@ public struct VaultStats: Equatable, Sendable {
         object.field("lockouts", lockouts)
         object.field("kdfQueueDepth", kdfQueueDepth)
         object.field("kdfRunning", kdfRunning)
+        object.field("kdfEvaluations", kdfEvaluations)
         object.field("activeConnections", activeConnections)
         object.field("uptimeSeconds", uptimeSeconds)
     }
