@@ -104,9 +104,9 @@ final class VaultService: Sendable {
     /// Runs `work` on the store queue. `work` answers with a result, or nil when it
     /// handed the call on (to the KDF pool) and that will answer instead.
     func onStore(_ call: Call, _ work: @escaping @Sendable () throws -> VaultResult?) {
-        let admission = storeQueue.submit(uid: call.peer.uid) { [self] in
-            guard !call.isCancelled() else { return }
-            run(call, work)
+        let admission = storeQueue.submitAnswering(uid: call.peer.uid) { [self] in
+            guard !call.isCancelled() else { return nil }
+            return run(call, work)
         }
         refuseIfBusy(call, admission)
     }
@@ -114,10 +114,10 @@ final class VaultService: Sendable {
     /// Hands `work` to the KDF pool; throws `busy` when the pool is full, so that a
     /// refusal comes before anything was counted.
     func onKDF(_ call: Call, _ work: @escaping @Sendable () throws -> VaultResult) throws(ServiceError) {
-        let admission = kdfPool.submit(uid: call.peer.uid) { [self] in
+        let admission = kdfPool.submitAnswering(uid: call.peer.uid) { [self] in
             // A call whose peer left before its turn is dropped: no PIN was checked.
-            guard !call.isCancelled() else { return }
-            run(call, work)
+            guard !call.isCancelled() else { return nil }
+            return run(call, work)
         }
         if case .busy(let milliseconds) = admission {
             stats.refusedBusy()
@@ -132,17 +132,20 @@ final class VaultService: Sendable {
         }
     }
 
-    private func run(_ call: Call, _ work: () throws -> VaultResult?) {
+    /// Runs `work` on a pool thread; returns the answer for the pool to send once
+    /// the job's slot is free (nil when the work handed the call on).
+    private func run(_ call: Call, _ work: () throws -> VaultResult?) -> WorkPool.Answer? {
+        let result: Result<VaultResult, ServiceError>
         do {
-            if let result = try work() {
-                call.finish(.success(result))
-            }
+            guard let value = try work() else { return nil }
+            result = .success(value)
         } catch let error as ServiceError {
-            call.finish(.failure(error))
+            result = .failure(error)
         } catch {
             // Store and system failures are the operator's business, not the peer's.
             logger.error("call failed", metadata: ["uid": "\(call.peer.uid)", "error": "\(error)"])
-            call.finish(.failure(.internalError))
+            result = .failure(.internalError)
         }
+        return { call.finish(result) }
     }
 }

@@ -1,9 +1,12 @@
-/// A fixed set of named threads taking jobs from a bounded FIFO, with a quota per uid.
+/// A fixed set of named threads taking jobs from a bounded queue that is fair between
+/// uids, with a quota per uid.
 ///
 /// This is the KDF pool of DESIGN §7: at most `threads` jobs run at once (so memory
 /// stays under threads × memlimit), at most `queueMax` wait, and one uid holds at
 /// most `perUidMax` jobs, waiting or running. Past any bound `submit` answers `.busy`
 /// at once, with a hint of when to retry; nothing ever blocks the event loop.
+/// Waiting jobs run round-robin between uids, each uid's own in order (`FairQueue`),
+/// so that uids hogging the queue delay another uid's job by about one job each.
 final class WorkPool: @unchecked Sendable {
     enum Admission: Equatable {
         case accepted
@@ -15,9 +18,13 @@ final class WorkPool: @unchecked Sendable {
         var running: Int
     }
 
+    /// What a job that serves a peer hands back: its reply, sent by the pool once
+    /// the job's slot is free again.
+    typealias Answer = @Sendable () -> Void
+
     private struct Job {
         let uid: UInt32
-        let run: @Sendable () -> Void
+        let run: @Sendable () -> Answer?
     }
 
     let name: String
@@ -25,10 +32,9 @@ final class WorkPool: @unchecked Sendable {
     private let queueMax: Int
     private let perUidMax: Int
     private let lock = ConditionLock()
-    /// Taken slots are set to nil at once: a job's closure holds the request's
+    /// A taken job leaves the queue at once: its closure holds the request's
     /// secrets, which must go (and be zeroed) as soon as the job has run.
-    private var queue: [Job?] = []
-    private var head = 0
+    private var queue = FairQueue<Job>()
     private var running = 0
     private var perUid: [UInt32: Int] = [:]
     private var stopping = false
@@ -49,13 +55,24 @@ final class WorkPool: @unchecked Sendable {
     }
 
     func submit(uid: UInt32, _ run: @escaping @Sendable () -> Void) -> Admission {
+        submitAnswering(uid: uid) {
+            run()
+            return nil
+        }
+    }
+
+    /// Like `submit`, for a job that answers a peer: `run` returns the answer, and the
+    /// pool runs it only after the job's slot is released, so that a peer calling
+    /// again the moment it is answered never finds its own finished job still
+    /// counted against its quota (a spurious `Busy`).
+    func submitAnswering(uid: UInt32, _ run: @escaping @Sendable () -> Answer?) -> Admission {
         lock.withLock {
-            let waiting = queue.count - head
+            let waiting = queue.count
             guard !stopping, waiting < queueMax, perUid[uid, default: 0] < perUidMax else {
                 let ahead = Double(waiting + running + 1) / Double(threadCount)
                 return .busy(retryAfterMilliseconds: max(50, Int((ahead * meanJobMilliseconds).rounded(.up))))
             }
-            queue.append(Job(uid: uid, run: run))
+            queue.append(Job(uid: uid, run: run), for: uid)
             perUid[uid, default: 0] += 1
             lock.signal()
             return .accepted
@@ -63,7 +80,7 @@ final class WorkPool: @unchecked Sendable {
     }
 
     var snapshot: Snapshot {
-        lock.withLock { Snapshot(queued: queue.count - head, running: running) }
+        lock.withLock { Snapshot(queued: queue.count, running: running) }
     }
 
     /// Refuses new jobs, lets the queued ones run (they see their own cancellation),
@@ -80,7 +97,7 @@ final class WorkPool: @unchecked Sendable {
     private func work() {
         while let job = next() {
             let start = MonotonicClock.nanoseconds()
-            job.run()
+            let answer = job.run()
             let elapsed = Double(MonotonicClock.nanoseconds() - start) / 1_000_000
             lock.withLock {
                 running -= 1
@@ -89,21 +106,16 @@ final class WorkPool: @unchecked Sendable {
                     perUid[job.uid] = count > 1 ? count - 1 : nil
                 }
             }
+            answer?()
         }
     }
 
     private func next() -> Job? {
         lock.withLock {
-            while head == queue.count && !stopping {
+            while queue.isEmpty && !stopping {
                 lock.wait()
             }
-            guard head < queue.count, let job = queue[head] else { return nil }
-            queue[head] = nil
-            head += 1
-            if head > 64 && head * 2 > queue.count {
-                queue.removeFirst(head)
-                head = 0
-            }
+            guard let job = queue.removeFirst() else { return nil }
             running += 1
             return job
         }
