@@ -32,11 +32,7 @@ public final class PIN: @unchecked Sendable {
             consumed = true
             return
         }
-        var written = 0
-        try allocated.fill { buffer in
-            written = try body(buffer)
-            return written
-        }
+        try allocated.fill { buffer in try body(buffer) }
     }
 
     /// Copies `bytes` into secret memory; the caller should zero its own copy.

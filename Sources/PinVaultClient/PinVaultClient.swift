@@ -14,8 +14,8 @@ import PinVaultProtocol
 /// zeroed once parsed.
 ///
 /// Cancelling the calling Task shuts the socket down (the daemon then drops a queued PIN
-/// check without counting it) and throws `.cancelled`; later calls throw
-/// `.connectionLost`. A timeout, a lost connection or a malformed reply close the
+/// check without counting it) and throws `.cancelled`; a call of another Task in flight
+/// on the same client, and every later call, throws `.connectionLost`. A timeout, a lost connection or a malformed reply close the
 /// connection the same way: make a new client to go on. An error the daemon answers
 /// (`.wrongPin`, `.noSuchCredential`, …) leaves the connection open.
 public final class PinVaultClient: Sendable {

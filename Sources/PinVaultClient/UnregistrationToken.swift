@@ -57,7 +57,8 @@ public final class UnregistrationToken: @unchecked Sendable {
         lock.withLock { secret?.wipe() }
     }
 
-    /// The secret, for writing it into a call frame; used with the lock held by `withSecret`.
+    /// Lends the secret (nil when it could not be allocated) to `body` under the lock,
+    /// for writing it into a call frame.
     func withSecret<R>(_ body: (SecretBytes?) -> R) -> R {
         lock.lock()
         defer { lock.unlock() }
