@@ -7,6 +7,8 @@
 #   make uninstall     removes what install put; keeps config, state and the sealed pepper
 #                      unless PURGE=yes
 #   make check-units   systemd-analyze verify and security (exposure at most 1.0)
+#   make bench  release pinvaultd beside raw Argon2id and ssh-agent; rewrites BENCHMARKS.md
+#               (~5 min; BENCH_QUICK=1 for a ~1 min check of the harness)
 #
 # Both install missing Debian packages when run as root, and otherwise print the
 # apt-get command to run.
@@ -15,9 +17,10 @@ SWIFT        ?= swift
 PYTHON       ?= python3
 RUN_DIR      := $(CURDIR)/run
 VENV         := $(CURDIR)/.venv
-DEB_PACKAGES := libsodium-dev libsqlite3-dev pkg-config python3-venv python3-cryptography python3-seccomp systemd util-linux
+DEB_PACKAGES := libsodium-dev libsqlite3-dev pkg-config python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client
 
 .PHONY: all deps build release run test venv clean install install-build uninstall check-units
+.PHONY: bench
 
 all: build
 
@@ -127,3 +130,18 @@ uninstall:
 
 check-units:
 	scripts/check-units.sh systemd
+
+# Benchmarks (Benchmarks/pinvault-bench): KDF overhead, parallel throughput, round trips
+# beside ssh-agent, memory, scale to 100,000 credentials, cold start. BENCH_QUICK=1 runs a
+# few iterations of each; BENCH_SCRATCH picks the build directory.
+BENCH_QUICK   ?=
+BENCH_SCRATCH ?= $(CURDIR)/.build
+bench: deps
+	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product pinvaultd
+	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product pinvault-bench
+	$(BENCH_SCRATCH)/release/pinvault-bench $(if $(BENCH_QUICK),--quick) \
+		--daemon $(BENCH_SCRATCH)/release/pinvaultd \
+		--config $(CURDIR)/config/pinvaultd.toml \
+		--output $(CURDIR)/BENCHMARKS.md \
+		--swift-version "$$($(SWIFT) --version 2>&1 | head -n 1)" \
+		--commit "$$(git -C $(CURDIR) rev-parse --short HEAD 2>/dev/null || echo unknown)"

@@ -79,7 +79,7 @@ let package = Package(
         // `make bench`: PinVault beside raw Argon2id and ssh-agent, in one run.
         .executableTarget(
             name: "pinvault-bench",
-            dependencies: ["PinVaultClient", "PinVaultProtocol", "PinVaultCrypto", "CSodium"],
+            dependencies: ["PinVaultClient", "PinVaultProtocol", "PinVaultCrypto", "PinVaultStore", "CSodium"],
             path: "Benchmarks/pinvault-bench"
         ),
 

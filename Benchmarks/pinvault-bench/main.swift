@@ -1,1 +1,21 @@
-// Replaced by the real benchmark driver.
+import Foundation
+
+// `make bench`: PinVault beside raw Argon2id and ssh-agent, in one run; see BenchOptions.
+do {
+    switch try BenchOptions.parse(Array(CommandLine.arguments.dropFirst())) {
+    case .benchmark(let daemonPath, let configPath, let outputPath, let quick, let swiftVersion, let commit):
+        try BenchmarkRun(
+            daemonPath: daemonPath, configPath: configPath, outputPath: outputPath,
+            parameters: BenchParameters(quick: quick), swiftVersion: swiftVersion, commit: commit
+        ).run()
+    case .driveGetPolicy(let socketPath, let count):
+        let connection = try VarlinkConnection(path: socketPath)
+        let seconds = try Monotonic.measure {
+            for _ in 0..<count { try connection.roundTrip(VaultCalls.getPolicy) }
+        }.seconds
+        print("\(count) GetPolicy round trips in \(Format.seconds(seconds)): \(Format.rate(Double(count) / seconds))")
+    }
+} catch {
+    FileHandle.standardError.write(Data("pinvault-bench: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// Writes one batch of requests to a socket from its own thread, so that the caller can
+/// read replies meanwhile (neither side's socket buffer then has to hold the batch).
+final class BatchWriter: @unchecked Sendable {
+    private let fd: Int32
+    private let batch: [UInt8]
+    private let done = DispatchSemaphore(value: 0)
+    /// Set by the writer thread before it signals `done`; read only after `done`.
+    private var failure: BenchError?
+
+    init(fd: Int32, batch: [UInt8]) {
+        self.fd = fd
+        self.batch = batch
+    }
+
+    func start() {
+        Thread { [self] in
+            failure = write()
+            done.signal()
+        }.start()
+    }
+
+    /// Waits for the writer; throws what it failed with.
+    func join() throws {
+        done.wait()
+        if let failure { throw failure }
+    }
+
+    private func write() -> BenchError? {
+        batch.withUnsafeBytes { bytes -> BenchError? in
+            guard let base = bytes.baseAddress else { return nil }
+            var offset = 0
+            while offset < bytes.count {
+                let n = send(fd, base + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return BenchError.system("send") }
+                offset += n
+            }
+            return nil
+        }
+    }
+}

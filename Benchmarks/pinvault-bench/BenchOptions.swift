@@ -1,0 +1,46 @@
+/// The command line: `pinvault-bench --daemon PATH --config PATH --output PATH [--quick]
+/// [--swift-version TEXT] [--commit TEXT]`, or `pinvault-bench drive-getpolicy SOCKET COUNT`
+/// (round trips against a running daemon, for profiling it).
+enum BenchOptions {
+    /// What to do.
+    enum Command {
+        case benchmark(daemonPath: String, configPath: String, outputPath: String, quick: Bool,
+                       swiftVersion: String, commit: String)
+        case driveGetPolicy(socketPath: String, count: Int)
+    }
+
+    static let usage = """
+        usage: pinvault-bench --daemon PATH --config PATH --output PATH [--quick] [--swift-version TEXT] [--commit TEXT]
+               pinvault-bench drive-getpolicy SOCKET COUNT
+        """
+
+    static func parse(_ arguments: [String]) throws -> Command {
+        if arguments.first == "drive-getpolicy" {
+            guard arguments.count == 3, let count = Int(arguments[2]), count > 0 else { throw BenchError(usage) }
+            return .driveGetPolicy(socketPath: arguments[1], count: count)
+        }
+        var values: [String: String] = [:]
+        var quick = false
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--quick":
+                quick = true
+            case "--daemon", "--config", "--output", "--swift-version", "--commit":
+                guard index + 1 < arguments.count else { throw BenchError("\(argument) needs a value\n\(usage)") }
+                values[argument] = arguments[index + 1]
+                index += 1
+            default:
+                throw BenchError("unknown argument \(argument)\n\(usage)")
+            }
+            index += 1
+        }
+        guard let daemon = values["--daemon"], let config = values["--config"], let output = values["--output"] else {
+            throw BenchError(usage)
+        }
+        return .benchmark(
+            daemonPath: daemon, configPath: config, outputPath: output, quick: quick,
+            swiftVersion: values["--swift-version"] ?? "unknown", commit: values["--commit"] ?? "unknown")
+    }
+}

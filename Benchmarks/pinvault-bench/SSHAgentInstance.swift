@@ -1,0 +1,40 @@
+import Glibc
+
+/// A private `ssh-agent -D -a SOCKET` holding one ed25519 key (made by
+/// `ssh-keygen -t ed25519 -N ''`, added with `ssh-add`), the reference for cheap
+/// round trips: a mature local agent answering a query that touches no secret.
+final class SSHAgentInstance {
+    let scratch: ScratchDirectory
+    let socketPath: String
+    private var child: ChildProcess?
+
+    init() throws {
+        scratch = try ScratchDirectory(prefix: "pinvault-bench-agent")
+        socketPath = scratch.file("agent.sock")
+        let log = scratch.file("agent.log")
+        let environment = ["PATH=/usr/local/bin:/usr/bin:/bin", "SSH_AUTH_SOCK=" + socketPath]
+        let key = scratch.file("id_ed25519")
+        try ChildProcess.run(
+            try Executable.find("ssh-keygen"), ["-q", "-t", "ed25519", "-N", "", "-C", "bench", "-f", key],
+            environment: environment, logPath: log)
+        let agent = try ChildProcess(
+            path: try Executable.find("ssh-agent"), arguments: ["-D", "-a", socketPath],
+            environment: environment, logPath: log)
+        child = agent
+        let deadline = Monotonic.now() + 10_000_000_000
+        var status = stat()
+        while stat(socketPath, &status) != 0 {
+            guard agent.isRunning, Monotonic.now() < deadline else { throw BenchError("ssh-agent did not start; see \(log)") }
+            usleep(1_000)
+        }
+        try ChildProcess.run(try Executable.find("ssh-add"), ["-q", key], environment: environment, logPath: log)
+    }
+
+    deinit {
+        child?.stop(timeoutSeconds: 5)
+    }
+
+    func connect() throws -> SSHAgentConnection {
+        try SSHAgentConnection(path: socketPath)
+    }
+}

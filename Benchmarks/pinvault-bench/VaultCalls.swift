@@ -1,0 +1,80 @@
+import PinVaultCrypto
+import PinVaultProtocol
+
+/// The `io.pinvault.Vault` calls the benchmark makes, as prebuilt request bytes.
+///
+/// The benchmark's PIN is a fixed, public test value; it travels in request arrays the
+/// harness owns, which a real client would zero (PinVaultClient does).
+enum VaultCalls {
+    static let interface = "io.pinvault.Vault"
+
+    /// A PIN the shipped policy and deny list accept (checked with CheckPin at start).
+    static let pin = "739164"
+
+    static let getPolicy = VarlinkConnection.request("GetPolicy")
+
+    static func checkPin() -> [UInt8] {
+        VarlinkConnection.request("CheckPin") { $0.field("pin", pin) }
+    }
+
+    static func register(user: String, label: String? = nil) -> [UInt8] {
+        VarlinkConnection.request("Register") { parameters in
+            parameters.field("user", user)
+            parameters.field("pin", pin)
+            parameters.optionalField("label", label)
+        }
+    }
+
+    /// Authenticate with a fresh 32-byte random challenge.
+    static func authenticate(user: String, keyId: String) -> [UInt8] {
+        let challenge = RandomBytes.make(count: 32)
+        return VarlinkConnection.request("Authenticate") { parameters in
+            parameters.field("user", user)
+            parameters.field("keyId", keyId)
+            parameters.field("pin", pin)
+            parameters.field("challenge", Base64.encodedString(challenge))
+        }
+    }
+
+    static func list(user: String) -> [UInt8] {
+        VarlinkConnection.request("List") { $0.field("user", user) }
+    }
+
+    /// `parameters.credential.keyId` of a Register reply.
+    static func keyId(fromRegisterReply reply: UnsafeRawBufferPointer) throws -> String {
+        let document = try parse(reply)
+        guard let parameters = document.member("parameters", of: document.root),
+              let credential = document.member("credential", of: parameters),
+              let keyId = document.member("keyId", of: credential),
+              let text = document.string(keyId) else {
+            throw BenchError("Register failed: \(String(decoding: reply, as: UTF8.self))")
+        }
+        return text
+    }
+
+    /// How many credentials a List reply holds.
+    static func credentialCount(fromListReply reply: UnsafeRawBufferPointer) throws -> Int {
+        let document = try parse(reply)
+        guard let parameters = document.member("parameters", of: document.root),
+              let credentials = document.member("credentials", of: parameters) else {
+            throw BenchError("List failed: \(String(decoding: reply, as: UTF8.self))")
+        }
+        return document.elements(of: credentials).count
+    }
+
+    /// `parameters.valid` of a CheckPin reply.
+    static func isValid(checkPinReply reply: UnsafeRawBufferPointer) throws -> Bool {
+        let document = try parse(reply)
+        guard let parameters = document.member("parameters", of: document.root),
+              let valid = document.member("valid", of: parameters) else { return false }
+        return document.bool(valid) ?? false
+    }
+
+    private static func parse(_ reply: UnsafeRawBufferPointer) throws -> JSONDocument {
+        do {
+            return try JSONDocument.parse(reply)
+        } catch {
+            throw BenchError("unparsable reply: \(String(decoding: reply, as: UTF8.self))")
+        }
+    }
+}
