@@ -9,6 +9,7 @@
 #   make check-units   systemd-analyze verify and security (exposure at most 1.0)
 #   make bench  release pinvaultd beside raw Argon2id and ssh-agent; rewrites BENCHMARKS.md
 #               (~5 min; BENCH_QUICK=1 for a ~1 min check of the harness)
+#   make soak   the adversarial suites' long runs: 200 SIGKILLs, longer floods, more guesses
 #
 # Both install missing Debian packages when run as root, and otherwise print the
 # apt-get command to run.
@@ -20,6 +21,7 @@ VENV         := $(CURDIR)/.venv
 DEB_PACKAGES := libsodium-dev libsqlite3-dev pkg-config python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client
 
 .PHONY: all deps build release run test venv clean install install-build uninstall check-units
+.PHONY: soak
 .PHONY: bench
 
 all: build
@@ -62,6 +64,11 @@ venv:
 
 test: deps venv
 	PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test
+
+# The crash-consistency, flood, authorization and online-guessing suites in their long
+# form (make test runs them short). About 2-3 minutes.
+soak: deps venv
+	PINVAULT_SOAK=1 PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test --filter 'PinVaultAdversarialTests.(CrashConsistency|Flood|Authorization|OnlineGuessing)Tests'
 
 clean:
 	rm -rf .build $(RUN_DIR) $(VENV)

@@ -1,0 +1,103 @@
+import Foundation
+import Glibc
+import PinVaultTestKit
+import XCTest
+
+/// Online guessing (DESIGN §5): thousands of wrong PINs sent as fast as a client can,
+/// pipelined on several connections, cost at most `max_attempts` Argon2id runs
+/// (GetStats' `kdfEvaluations`), and leave the credential blocked or wiped.
+final class OnlineGuessingTests: XCTestCase {
+    private let pin = "258046"
+    private let maxAttempts = 5
+    private var daemon: TestDaemon!
+    private var client: VarlinkClient!
+
+    private var guesses: Int { Soak.scale(short: 10_000, long: 50_000) }
+
+    override func tearDownWithError() throws {
+        client = nil
+        if let daemon, daemon.process != nil {
+            XCTAssertEqual(try daemon.stop(), 0, daemon.log)
+        }
+        daemon = nil
+    }
+
+    private func start(_ lockout: [String: String]) throws {
+        guard getuid() == 0 else { throw XCTSkip("GetStats is for admins: run as root") }
+        daemon = try TestDaemon(overrides: ["lockout": lockout.merging(["max_attempts": "\(maxAttempts)"]) { $1 }])
+        try daemon.start()
+        client = try daemon.connect()
+    }
+
+    private func kdfEvaluations() throws -> Int {
+        let counters = try XCTUnwrap(try client.succeeding("GetStats").object("counters"))
+        return try XCTUnwrap((counters["kdfEvaluations"] as? NSNumber)?.intValue, "\(counters)")
+    }
+
+    private func guess(_ count: Int) throws -> [String: Int] {
+        let started = Date()
+        let answers = try PipelinedGuesser(socketPath: daemon.socketPath, user: "alice", connections: 4).guess(count)
+        print("online guessing: \(count) guesses answered in \(String(format: "%.2f", Date().timeIntervalSince(started))) s: \(answers)")
+        XCTAssertEqual(answers.values.reduce(0, +), count, "every guess is answered: \(answers)")
+        return answers
+    }
+
+    func testThousandsOfWrongPins_runAtMostMaxAttemptsKDFs_andBlockTheCredential() throws {
+        try start(["throttle_after": "\(maxAttempts)", "on_max_attempts": "\"block\""])
+        let keyId = try XCTUnwrap(try client.register(user: "alice", pin: pin)["keyId"] as? String)
+        let before = try kdfEvaluations()
+
+        let answers = try guess(guesses)
+        let ran = try kdfEvaluations() - before
+        print("online guessing (block): \(ran) KDF evaluations for \(guesses) wrong PINs")
+        XCTAssertLessThanOrEqual(ran, maxAttempts)
+        XCTAssertEqual(ran, maxAttempts, "each counted attempt ran exactly one KDF")
+        // Two counted guesses may settle out of order: the later one can then see the
+        // block already, so WrongPin answers are at most max_attempts - 1.
+        XCTAssertLessThanOrEqual(answers["WrongPin", default: 0], maxAttempts - 1, "\(answers)")
+        XCTAssertEqual(answers["WrongPin", default: 0] + answers["CredentialBlocked", default: 0], guesses, "\(answers)")
+
+        let blocked = try client.credential(keyId: keyId)
+        XCTAssertEqual(blocked["state"] as? String, "blocked")
+        XCTAssertEqual((blocked["failedAttempts"] as? NSNumber)?.intValue, maxAttempts)
+        XCTAssertEqual(try client.authenticate(user: "alice", pin: pin).errorName, "CredentialBlocked", "even the right PIN")
+        XCTAssertEqual(try kdfEvaluations() - before, maxAttempts, "a blocked credential runs no KDF")
+    }
+
+    func testThousandsOfWrongPins_runAtMostMaxAttemptsKDFs_andWipeTheCredential() throws {
+        try start(["throttle_after": "\(maxAttempts)", "on_max_attempts": "\"wipe\""])
+        try client.register(user: "alice", pin: pin)
+        let before = try kdfEvaluations()
+
+        let answers = try guess(guesses)
+        let ran = try kdfEvaluations() - before
+        print("online guessing (wipe): \(ran) KDF evaluations for \(guesses) wrong PINs")
+        XCTAssertLessThanOrEqual(ran, maxAttempts)
+        // A counted guess that settles after the wiping one finds the credential gone
+        // and answers NoSuchCredential; none answers anything else.
+        XCTAssertLessThanOrEqual(answers["WrongPin", default: 0], maxAttempts - 1, "\(answers)")
+        XCTAssertEqual(answers["CredentialWiped"], 1, "exactly one call wipes: \(answers)")
+        XCTAssertEqual(answers["WrongPin", default: 0] + 1 + answers["NoSuchCredential", default: 0], guesses, "\(answers)")
+        XCTAssertEqual(try client.list().count, 0)
+    }
+
+    /// With throttling, the guesses during each wait answer LockedOut without a KDF;
+    /// guessing on until the block still costs exactly `max_attempts` KDF runs.
+    func testThrottledGuessing_answersLockedOut_withoutAKDF_untilTheBlock() throws {
+        try start(["throttle_after": "3", "throttle_base_seconds": "1", "throttle_max_seconds": "2", "on_max_attempts": "\"block\""])
+        let keyId = try XCTUnwrap(try client.register(user: "alice", pin: pin)["keyId"] as? String)
+        let before = try kdfEvaluations()
+
+        var total: [String: Int] = [:]
+        let deadline = Date().addingTimeInterval(20)
+        repeat {
+            total.merge(try guess(Soak.scale(short: 2_000, long: 10_000))) { $0 + $1 }
+        } while total["CredentialBlocked", default: 0] == 0 && Date() < deadline
+        let ran = try kdfEvaluations() - before
+        print("online guessing (throttled): \(ran) KDF evaluations for \(total.values.reduce(0, +)) wrong PINs: \(total)")
+        XCTAssertEqual(ran, maxAttempts)
+        XCTAssertLessThanOrEqual(total["WrongPin", default: 0], maxAttempts - 1, "\(total)")
+        XCTAssertGreaterThan(total["LockedOut", default: 0], 1000, "the waits answered LockedOut: \(total)")
+        XCTAssertEqual(try client.credential(keyId: keyId)["state"] as? String, "blocked")
+    }
+}
