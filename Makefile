@@ -7,6 +7,8 @@
 #   make uninstall     removes what install put; keeps config, state and the sealed pepper
 #                      unless PURGE=yes
 #   make check-units   systemd-analyze verify and security (exposure at most 1.0)
+#   make fuzz   libFuzzer over framing, JSON, parameters and every method (FUZZ_SECONDS, default 60)
+#   make sanitize  the unit and integration tests under AddressSanitizer, then ThreadSanitizer
 #   make bench  release pinvaultd beside raw Argon2id and ssh-agent; rewrites BENCHMARKS.md
 #               (~5 min; BENCH_QUICK=1 for a ~1 min check of the harness)
 #   make soak   the adversarial suites' long runs: 200 SIGKILLs, longer floods, more guesses
@@ -21,8 +23,9 @@ VENV         := $(CURDIR)/.venv
 DEB_PACKAGES := libsodium-dev libsqlite3-dev pkg-config python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client
 
 .PHONY: all deps build release run test venv clean install install-build uninstall check-units
-.PHONY: soak
+.PHONY: fuzz sanitize
 .PHONY: bench
+.PHONY: soak
 
 all: build
 
@@ -72,6 +75,34 @@ soak: deps venv
 
 clean:
 	rm -rf .build $(RUN_DIR) $(VENV)
+
+# libFuzzer needs its library without its main (SwiftPM gives the target its own entry
+# point, which hands over to LLVMFuzzerRunDriver) and coverage instrumentation.
+# New inputs go to .build-fuzz/corpus, crashes and their inputs to .build-fuzz/findings;
+# Fuzz/corpus holds the committed seeds (python3 Fuzz/make-corpus.py rewrites them).
+FUZZ_SECONDS ?= 60
+FUZZ_RUNTIME := $(firstword $(wildcard $(dir $(realpath $(shell command -v swiftc)))../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a))
+FUZZ_FLAGS   := -Xswiftc -DPINVAULT_FUZZ -Xswiftc -sanitize=address \
+	-Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp \
+	-Xlinker --whole-archive -Xlinker $(FUZZ_RUNTIME) -Xlinker --no-whole-archive \
+	-Xlinker --export-dynamic-symbol=LLVMFuzzerRunDriver -Xlinker -lstdc++
+
+fuzz: deps
+	@[ -n "$(FUZZ_RUNTIME)" ] || { echo "libclang_rt.fuzzer_no_main not found beside swiftc"; exit 1; }
+	$(SWIFT) build --scratch-path .build-fuzz --product pinvault-fuzz $(FUZZ_FLAGS)
+	@mkdir -p .build-fuzz/corpus .build-fuzz/findings
+	.build-fuzz/debug/pinvault-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 \
+		-max_len=8192 -print_final_stats=1 -artifact_prefix=.build-fuzz/findings/ \
+		.build-fuzz/corpus Fuzz/corpus
+
+# The tests of the protocol, the crypto, the daemon's units and the daemon as a real
+# process, under each sanitizer. The integration tests start pinvaultd from the same
+# build directory, so the daemon runs sanitized too.
+SANITIZE_TESTS := PinVaultProtocolTests|PinVaultCryptoTests|PinVaultDaemonTests|PinVaultIntegrationTests
+
+sanitize: deps venv
+	PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test --sanitize=address --scratch-path .build-asan --filter '$(SANITIZE_TESTS)'
+	PINVAULT_PYTHON=$(VENV)/bin/python TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(SANITIZE_TESTS)'
 
 # Installation layout. Units and sysusers.d go under PREFIX, where systemd looks too
 # (/usr/local/lib/systemd/system); the configuration under SYSCONFDIR.

@@ -83,6 +83,14 @@ let package = Package(
             path: "Benchmarks/pinvault-bench"
         ),
 
+        // `make fuzz`: libFuzzer over framing, JSON, parameters and every method; built
+        // plainly it replays Fuzz/corpus (a regression run).
+        .executableTarget(
+            name: "pinvault-fuzz",
+            dependencies: ["PinVaultDaemon", "PinVaultProtocol", "PinVaultCrypto"],
+            path: "Fuzz/pinvault-fuzz"
+        ),
+
         // Test support: spawns a real daemon, speaks raw Varlink.
         .target(name: "PinVaultTestKit", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
 

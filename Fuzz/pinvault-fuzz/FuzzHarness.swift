@@ -1,0 +1,79 @@
+import Glibc
+import PinVaultDaemon
+import PinVaultProtocol
+
+/// One fuzz input, end to end: the bytes are a stream from one peer, split into
+/// frames by `VarlinkFrameReader`, each frame answered by pinvaultd's dispatcher and
+/// service (`InProcessVault`: real store, weak KDF), and each reply checked.
+///
+/// A frame the daemon would close the connection for (not a Varlink call) ends that
+/// connection, and the frames after it come on a new one from the next peer of
+/// `peers`: a user, an admin, another user. So one input can register as a user and
+/// then unblock or wipe as an admin. The virtual clock moves one second per frame,
+/// so throttling and unregistration expire within an input's reach.
+///
+/// Every check traps (libFuzzer reports a trap as a crash): a finding is a trap,
+/// a sanitizer report, a leak, or a time-out.
+enum FuzzHarness {
+    /// Longest message, as `server.max_message_bytes` defaults.
+    static let maxMessageBytes = ProtocolLimits.defaultMaxMessageBytes
+
+    static let peers = [
+        Peer(pid: 4242, uid: 1000, gid: 1000, groups: [1000], isAdmin: false),
+        Peer(pid: 4243, uid: 0, gid: 0, groups: [], isAdmin: true),
+        Peer(pid: 4244, uid: 1001, gid: 1001, groups: [], isAdmin: false),
+    ]
+
+    /// The vault every input talks to, in a private temporary directory: on tmpfs when
+    /// there is one, since the store syncs every write (`synchronous=FULL`).
+    nonisolated(unsafe) static var vault: InProcessVault?
+
+    /// Makes the vault (once). Traps when it cannot: there is nothing to fuzz then.
+    static func vaultOrTrap() -> InProcessVault {
+        if let vault { return vault }
+        let parent = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
+        var template = Array("\(parent)/pinvault-fuzz-XXXXXX".utf8CString)
+        guard let directory = mkdtemp(&template) else { trap("mkdtemp failed") }
+        do {
+            let made = try InProcessVault(stateDirectory: String(cString: directory))
+            vault = made
+            return made
+        } catch {
+            trap("cannot open the in-process vault: \(error)")
+        }
+    }
+
+    /// Set `PINVAULT_FUZZ_TRACE` to print each reply (to check what a seed reaches).
+    static let tracing = getenv("PINVAULT_FUZZ_TRACE") != nil
+
+    /// Runs one input.
+    static func run(_ input: UnsafeRawBufferPointer) {
+        let vault = vaultOrTrap()
+        // A small limit too, so that over-long messages and compaction at the edge of
+        // the buffer are reached without inputs of 64 KiB.
+        _ = FrameSplitCheck.frames(of: input, maxMessageBytes: 1 + input.count % 97)
+        let frames = FrameSplitCheck.frames(of: input, maxMessageBytes: maxMessageBytes)
+        var peer = 0
+        for frame in frames {
+            let bytes = UnsafeRawBufferPointer(rebasing: input[frame])
+            ClientDecoding.exercise(bytes)
+            let outcome = vault.exchange(frame: bytes, peer: peers[peer])
+            vault.advanceClock(seconds: 1)
+            switch outcome {
+            case .closed:
+                peer = (peer + 1) % peers.count
+            case .noReply:
+                break
+            case .reply(let reply):
+                ReplyCheck.verify(reply)
+                if tracing { print("uid \(peers[peer].uid): \(String(decoding: reply, as: UTF8.self))") }
+            }
+        }
+    }
+
+    static func trap(_ message: String) -> Never {
+        var line = Array("pinvault-fuzz: \(message)\n".utf8)
+        _ = write(STDERR_FILENO, &line, line.count)
+        abort()
+    }
+}
