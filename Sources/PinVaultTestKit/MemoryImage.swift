@@ -1,0 +1,125 @@
+import Foundation
+import Glibc
+
+/// Another process's writable memory, read through `/proc/PID/maps` and
+/// `/proc/PID/mem` (root, or a ptrace-capable reader, only), searched for byte strings:
+/// to prove that the daemon keeps no copy of a PIN or token once a request is done.
+public struct MemoryImage {
+    /// One mapping of `/proc/PID/maps`.
+    public struct Region: CustomStringConvertible, Sendable {
+        public let start: UInt64
+        public let end: UInt64
+        public let permissions: String
+        /// `[heap]`, `[stack]`, a file path, or empty for an anonymous mapping.
+        public let name: String
+
+        public var size: UInt64 { end - start }
+
+        public var description: String {
+            let label = name.isEmpty ? "anonymous" : name
+            return "\(label) \(permissions) \(String(start, radix: 16))-\(String(end, radix: 16)) (\(size >> 10) KiB)"
+        }
+    }
+
+    /// One place where a needle was found.
+    public struct Match: CustomStringConvertible, Sendable {
+        /// The needle's label (e.g. "PIN 3, ASCII").
+        public let needle: String
+        public let address: UInt64
+        public let region: Region
+        /// Up to 24 bytes on either side, as printable ASCII or `.`, for telling what holds it.
+        public let context: String
+
+        public var description: String {
+            "\(needle) at \(String(address, radix: 16)) in \(region): \(context)"
+        }
+    }
+
+    public let pid: Int32
+
+    public init(pid: Int32) {
+        self.pid = pid
+    }
+
+    /// The mappings that are readable and writable: the heap, stacks, anonymous
+    /// mappings (malloc arenas, thread stacks, `sodium_malloc`), data segments.
+    public func writableRegions() throws -> [Region] {
+        let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
+        return maps.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count >= 5, fields[1].hasPrefix("rw") else { return nil }
+            let bounds = fields[0].split(separator: "-")
+            guard bounds.count == 2, let start = UInt64(bounds[0], radix: 16), let end = UInt64(bounds[1], radix: 16) else {
+                return nil
+            }
+            let name = fields.count == 6 ? fields[5].trimmingCharacters(in: .whitespaces) : ""
+            return Region(start: start, end: end, permissions: String(fields[1]), name: name)
+        }
+    }
+
+    /// Every occurrence of each needle in the writable memory. Regions that cannot be
+    /// read (`[vvar]`, mappings gone since `maps` was read) are skipped; `readBytes`
+    /// tells how much was searched.
+    public func find(_ needles: [(label: String, bytes: [UInt8])]) throws -> (matches: [Match], readBytes: UInt64) {
+        let fd = open("/proc/\(pid)/mem", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw TestKitError("open /proc/\(pid)/mem: errno \(errno)") }
+        defer { close(fd) }
+        var matches: [Match] = []
+        var total: UInt64 = 0
+        for region in try writableRegions() {
+            guard let bytes = read(region, from: fd) else { continue }
+            total += UInt64(bytes.count)
+            for needle in needles where !needle.bytes.isEmpty {
+                for offset in Self.occurrences(of: needle.bytes, in: bytes) {
+                    matches.append(Match(
+                        needle: needle.label,
+                        address: region.start + UInt64(offset),
+                        region: region,
+                        context: Self.context(bytes, around: offset, length: needle.bytes.count)
+                    ))
+                }
+            }
+        }
+        return (matches, total)
+    }
+
+    private func read(_ region: Region, from fd: Int32) -> [UInt8]? {
+        guard region.size > 0, region.size < 1 << 34 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(region.size))
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { raw in
+                pread(fd, raw.baseAddress.map { $0 + done }, raw.count - done, off_t(region.start) + off_t(done))
+            }
+            if n <= 0 { break }
+            done += n
+        }
+        return done > 0 ? Array(bytes[..<done]) : nil
+    }
+
+    /// Offsets of `needle` in `haystack` (memchr for the first byte, then compare).
+    static func occurrences(of needle: [UInt8], in haystack: [UInt8]) -> [Int] {
+        guard let first = needle.first, haystack.count >= needle.count else { return [] }
+        var found: [Int] = []
+        haystack.withUnsafeBytes { hay in
+            needle.withUnsafeBytes { pattern in
+                guard let base = hay.baseAddress, let patternBase = pattern.baseAddress else { return }
+                var offset = 0
+                let last = hay.count - pattern.count
+                while offset <= last {
+                    guard let hit = memchr(base + offset, Int32(first), last - offset + 1) else { return }
+                    let position = base.distance(to: UnsafeRawPointer(hit))
+                    if memcmp(hit, patternBase, pattern.count) == 0 { found.append(position) }
+                    offset = position + 1
+                }
+            }
+        }
+        return found
+    }
+
+    private static func context(_ bytes: [UInt8], around offset: Int, length: Int) -> String {
+        let lower = max(offset - 24, 0)
+        let upper = min(offset + length + 24, bytes.count)
+        return String(bytes[lower..<upper].map { (0x20..<0x7f).contains($0) ? Character(UnicodeScalar($0)) : "." })
+    }
+}
