@@ -36,7 +36,7 @@ final class FloodTests: XCTestCase {
                 "opslimit": "1", "memlimit_mib": "\(Self.memlimitMiB)", "max_parallel": "\(Self.kdfThreads)",
                 "queue_max": "64", "queue_per_uid": "8",
             ],
-            "server": ["max_connections": "512", "max_connections_per_uid": "300"],
+            "server": ["max_connections": "512", "max_connections_per_uid": "400"],
             "lockout": ["throttle_after": "1000", "max_attempts": "1000"],
         ], removing: ["kdf": ["memlimit_kib"]])
         try daemon.start()
