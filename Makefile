@@ -10,7 +10,7 @@
 #   make fuzz   libFuzzer over framing, JSON, parameters and every method (FUZZ_SECONDS, default 60)
 #   make sanitize  the unit and integration tests under AddressSanitizer, then ThreadSanitizer
 #   make bench  release pinvaultd beside raw Argon2id and ssh-agent; rewrites BENCHMARKS.md
-#               (~5 min; BENCH_QUICK=1 for a ~1 min check of the harness)
+#               (~3 min; BENCH_QUICK=1 for a ~1 min check of the harness)
 #   make soak   the adversarial suites' long runs: 200 SIGKILLs, longer floods, more guesses
 #
 # Both install missing Debian packages when run as root, and otherwise print the

@@ -1,23 +1,32 @@
 /// The command line: `pinvault-bench --daemon PATH --config PATH --output PATH [--quick]
 /// [--swift-version TEXT] [--commit TEXT]`, or `pinvault-bench drive-getpolicy SOCKET COUNT`
-/// (round trips against a running daemon, for profiling it).
+/// (round trips against a running daemon, for profiling it), or
+/// `pinvault-bench fill-store STATE_DIRECTORY COUNT` (a store as the scale test fills it).
 enum BenchOptions {
     /// What to do.
     enum Command {
         case benchmark(daemonPath: String, configPath: String, outputPath: String, quick: Bool,
                        swiftVersion: String, commit: String)
         case driveGetPolicy(socketPath: String, count: Int)
+        case fillStore(stateDirectory: String, count: Int)
     }
 
     static let usage = """
         usage: pinvault-bench --daemon PATH --config PATH --output PATH [--quick] [--swift-version TEXT] [--commit TEXT]
                pinvault-bench drive-getpolicy SOCKET COUNT
+               pinvault-bench fill-store STATE_DIRECTORY COUNT
         """
 
     static func parse(_ arguments: [String]) throws -> Command {
         if arguments.first == "drive-getpolicy" {
             guard arguments.count == 3, let count = Int(arguments[2]), count > 0 else { throw BenchError(usage) }
             return .driveGetPolicy(socketPath: arguments[1], count: count)
+        }
+        if arguments.first == "fill-store" {
+            guard arguments.count == 3, let count = Int(arguments[2]), count > ScaleBenchmark.ownFillerRows else {
+                throw BenchError(usage)
+            }
+            return .fillStore(stateDirectory: arguments[1], count: count)
         }
         var values: [String: String] = [:]
         var quick = false

@@ -27,15 +27,15 @@ struct BenchParameters {
 
     init(quick: Bool) {
         self.quick = quick
-        kdfPairs = quick ? 3 : 15
-        parallelRounds = quick ? 1 : 3
-        callsPerClient = quick ? 2 : 4
-        roundTripRounds = quick ? 3 : 9
+        kdfPairs = quick ? 3 : 40
+        parallelRounds = quick ? 1 : 7
+        callsPerClient = quick ? 2 : 8
+        roundTripRounds = quick ? 3 : 15
         roundTripCalls = quick ? 2_000 : 20_000
         pipelinedCalls = quick ? 1_000 : 10_000
-        scaleAuthPairs = quick ? 2 : 8
-        listRounds = quick ? 3 : 9
+        scaleAuthPairs = quick ? 2 : 20
+        listRounds = quick ? 3 : 15
         listCalls = quick ? 100 : 1_000
-        coldStarts = quick ? 3 : 10
+        coldStarts = quick ? 3 : 20
     }
 }

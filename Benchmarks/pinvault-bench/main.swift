@@ -14,6 +14,11 @@ do {
             for _ in 0..<count { try connection.roundTrip(VaultCalls.getPolicy) }
         }.seconds
         print("\(count) GetPolicy round trips in \(Format.seconds(seconds)): \(Format.rate(Double(count) / seconds))")
+    case .fillStore(let stateDirectory, let count):
+        let outcome = try FillerStore.fill(
+            stateDirectory: stateDirectory, count: count - ScaleBenchmark.ownFillerRows,
+            ownUser: ScaleBenchmark.user, ownRows: ScaleBenchmark.ownFillerRows)
+        print("\(Format.count(count)) credentials in \(Format.duration(outcome.seconds)), \(Format.size(outcome.bytesOnDisk)) on disk")
     }
 } catch {
     FileHandle.standardError.write(Data("pinvault-bench: \(error)\n".utf8))
