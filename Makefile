@@ -97,11 +97,13 @@ fuzz: deps
 
 # The tests of the protocol, the crypto, the daemon's units and the daemon as a real
 # process, under each sanitizer. The integration tests start pinvaultd from the same
-# build directory, so the daemon runs sanitized too.
-SANITIZE_TESTS := PinVaultProtocolTests|PinVaultCryptoTests|PinVaultDaemonTests|PinVaultIntegrationTests
+# build directory, so the daemon runs sanitized too (and MemoryHygieneTests scans a
+# daemon whose freed memory ASan keeps in quarantine, unreused).
+SANITIZE_TESTS := PinVaultProtocolTests|PinVaultCryptoTests|PinVaultDaemonTests|PinVaultIntegrationTests|MemoryHygieneTests
 
 sanitize: deps venv
-	PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test --sanitize=address --scratch-path .build-asan --filter '$(SANITIZE_TESTS)'
+	PINVAULT_PYTHON=$(VENV)/bin/python LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan-suppressions.txt \
+		$(SWIFT) test --sanitize=address --scratch-path .build-asan --filter '$(SANITIZE_TESTS)'
 	PINVAULT_PYTHON=$(VENV)/bin/python TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(SANITIZE_TESTS)'
 
 # Installation layout. Units and sysusers.d go under PREFIX, where systemd looks too

@@ -29,6 +29,9 @@ public struct MemoryImage {
         public let region: Region
         /// Up to 24 bytes on either side, as printable ASCII or `.`, for telling what holds it.
         public let context: String
+        /// The 32 bytes before the match (fewer at a region's start): where libsodium's
+        /// Ed25519 secret key, seed ‖ public key, would hold the seed of a public key.
+        public let preceding: [UInt8]
 
         public var description: String {
             "\(needle) at \(String(address, radix: 16)) in \(region): \(context)"
@@ -75,7 +78,8 @@ public struct MemoryImage {
                         needle: needle.label,
                         address: region.start + UInt64(offset),
                         region: region,
-                        context: Self.context(bytes, around: offset, length: needle.bytes.count)
+                        context: Self.context(bytes, around: offset, length: needle.bytes.count),
+                        preceding: Array(bytes[max(offset - 32, 0)..<offset])
                     ))
                 }
             }

@@ -1,12 +1,19 @@
 import Foundation
 import Glibc
+import PinVaultCrypto
 import PinVaultTestKit
 import XCTest
 
-/// DESIGN §8: after a run of requests, the daemon's memory holds no copy of any PIN
-/// or token that was used. Read as root from outside, through /proc/PID/mem, the way
-/// an attacker who gets hold of a memory image (a core dump, a swapped page, a
+/// DESIGN §8: after a run of requests, the daemon's memory holds no copy of any PIN,
+/// token or seed that was used. Read as root from outside, through /proc/PID/mem, the
+/// way an attacker who gets hold of a memory image (a core dump, a swapped page, a
 /// debugger) would; and the daemon lets nobody else take such an image.
+///
+/// The scan sees live memory and freed memory not yet reused; a copy in a small freed
+/// heap chunk is often overwritten within microseconds and escapes it. So the bar is
+/// kept by construction (secrets are decoded straight into `SecretBytes`, buffers that
+/// held requests are zeroed) and this test guards it: with either zeroing of the input
+/// buffer removed, the PINs of the connections left open are found.
 final class MemoryHygieneTests: XCTestCase {
     private var daemon: TestDaemon?
 
@@ -19,9 +26,12 @@ final class MemoryHygieneTests: XCTestCase {
 
     private func requireRoot() throws {
         try XCTSkipUnless(getuid() == 0, "reading another process's memory needs root")
+        // ThreadSanitizer's heap lies in mappings of terabytes, too large to read; under
+        // AddressSanitizer the scan works, and sees freed memory that the quarantine keeps.
+        try XCTSkipIf(dlsym(nil, "__tsan_init") != nil, "the scan cannot read a ThreadSanitizer heap")
     }
 
-    func testDaemonMemory_afterEveryPinMethod_holdsNoCopyOfAnyPinOrToken() throws {
+    func testDaemonMemory_afterEveryPinMethod_holdsNoCopyOfAnyPinTokenOrSeed() throws {
         try requireRoot()
         let daemon = try TestDaemon()
         self.daemon = daemon
@@ -30,7 +40,7 @@ final class MemoryHygieneTests: XCTestCase {
 
         var pins: [String] = []
         for _ in 0..<12 { pins.append(DistinctivePin.make(avoiding: pins)) }
-        let tokens = try exercise(daemon, pins: pins)
+        let (tokens, publicKeys) = try exercise(daemon, pins: pins)
         // Two connections stay open through the scan: what they consumed must be gone too.
         let open = try exerciseFraming(daemon, pins: Array(pins[7...]))
         defer { open.forEach { $0.close() } }
@@ -46,13 +56,24 @@ final class MemoryHygieneTests: XCTestCase {
             needles.append(("token \(index) text", Array(token.utf8)))
             if let raw = Self.base64urlDecoded(token) { needles.append(("token \(index) bytes", raw)) }
         }
+        // A public key is no secret, but libsodium's secret key is seed ‖ public key:
+        // 32 bytes before a public key that derive it are a copy of its seed.
+        var keysByLabel: [String: [UInt8]] = [:]
+        for (index, key) in publicKeys.enumerated() {
+            keysByLabel["public key \(index)"] = key
+            needles.append(("public key \(index)", key))
+        }
         // The account name is no secret and is in the daemon's memory (SQLite's page
         // cache): finding it shows that the scan sees what is there.
         needles.append(("account name", Array("hygiene@example.com".utf8)))
         let (found, searched) = try MemoryImage(pid: pid).find(needles)
-        let matches = found.filter { $0.needle != "account name" }
+        let matches = try found.filter { match in
+            if match.needle == "account name" { return false }
+            if let key = keysByLabel[match.needle] { return try Self.isSeed(match.preceding, of: key) }
+            return true
+        }
         XCTAssertGreaterThan(searched, 1 << 20, "the scan read the daemon's memory")
-        XCTAssertGreaterThan(found.count - matches.count, 0, "the scan finds the account name")
+        XCTAssertTrue(found.contains { $0.needle == "account name" }, "the scan finds the account name")
         XCTAssertEqual(matches.count, 0, "copies left in pinvaultd:\n" + matches.map(\.description).joined(separator: "\n"))
     }
 
@@ -105,8 +126,8 @@ final class MemoryHygieneTests: XCTestCase {
 
     /// Register, CheckPin, Authenticate (right, wrong, escaped), ChangePin, BeginUnregister
     /// with Abort and with Commit, Wipe: every method that takes a PIN or a token.
-    /// Returns the tokens handed out.
-    private func exercise(_ daemon: TestDaemon, pins: [String]) throws -> [String] {
+    /// Returns the tokens handed out and the public keys registered.
+    private func exercise(_ daemon: TestDaemon, pins: [String]) throws -> (tokens: [String], publicKeys: [[UInt8]]) {
         let client = try daemon.connect()
         let user = "hygiene@example.com"
         XCTAssertEqual(try client.succeeding("CheckPin", ["pin": pins[0]]).bool("valid"), true)
@@ -130,11 +151,15 @@ final class MemoryHygieneTests: XCTestCase {
             _ = try client.succeeding(commit ? "CommitUnregister" : "AbortUnregister", ["keyId": keyId, "token": token])
         }
         XCTAssertEqual(try client.vault("CheckPin", ["pin": pins[4]]).bool("valid"), true)
-        try client.register(user: "other@example.com", pin: pins[5])
+        let other = try client.register(user: "other@example.com", pin: pins[5])
         XCTAssertEqual(try client.vault("Wipe", ["user": "other@example.com", "pin": pins[6]]).errorName, "WrongPin")
         _ = try client.succeeding("Wipe", ["user": "other@example.com", "pin": pins[5]])
         client.close()
-        return tokens
+        let publicKeys = [first, second, other].compactMap { credential in
+            (credential["publicKey"] as? String).flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) }
+        }
+        XCTAssertEqual(publicKeys.count, 3)
+        return (tokens, publicKeys)
     }
 
     /// The ways a PIN reaches the input buffer other than one call per read: calls
@@ -171,6 +196,13 @@ final class MemoryHygieneTests: XCTestCase {
         try? oversized.send(raw: Array(checkPin(pins[4], padding: 70_000).dropLast()))
         XCTAssertTrue(oversized.isClosedByPeer(), "no NUL within max_message_bytes closes the connection")
         return [pipelined, trickled]
+    }
+
+    /// Whether `candidate` is the Ed25519 seed of `publicKey`.
+    private static func isSeed(_ candidate: [UInt8], of publicKey: [UInt8]) throws -> Bool {
+        guard candidate.count == 32 else { return false }
+        let seed = try candidate.withUnsafeBytes { try SecretBytes(copying: $0) }
+        return try SigningKeyPair(seed: seed).publicKey == publicKey
     }
 
     private static func base64urlDecoded(_ text: String) -> [UInt8]? {
