@@ -28,13 +28,19 @@ enum FuzzHarness {
     /// there is one, since the store syncs every write (`synchronous=FULL`).
     nonisolated(unsafe) static var vault: InProcessVault?
 
-    /// Makes the vault (once). Traps when it cannot: there is nothing to fuzz then.
+    /// Where the vault's files are, once made.
+    nonisolated(unsafe) static var stateDirectory: String?
+
+    /// Makes the vault (once), and has its directory removed at exit. Traps when it
+    /// cannot: there is nothing to fuzz then.
     static func vaultOrTrap() -> InProcessVault {
         if let vault { return vault }
+        atexit { FuzzHarness.removeState() }
         let parent = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
         var template = Array("\(parent)/pinvault-fuzz-XXXXXX".utf8CString)
         guard let directory = mkdtemp(&template) else { trap("mkdtemp failed") }
         do {
+            stateDirectory = String(cString: directory)
             let made = try InProcessVault(stateDirectory: String(cString: directory))
             vault = made
             return made
@@ -69,6 +75,19 @@ enum FuzzHarness {
                 if tracing { print("uid \(peers[peer].uid): \(String(decoding: reply, as: UTF8.self))") }
             }
         }
+    }
+
+    /// Closes the vault and deletes its directory (the store and its WAL files).
+    static func removeState() {
+        vault = nil
+        guard let path = stateDirectory, let directory = opendir(path) else { return }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { unlink(path + "/" + name) }
+        }
+        closedir(directory)
+        rmdir(path)
+        stateDirectory = nil
     }
 
     static func trap(_ message: String) -> Never {
