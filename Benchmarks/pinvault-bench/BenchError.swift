@@ -1,3 +1,5 @@
+import Glibc
+
 /// A benchmark could not run as planned; the message says which step failed and why.
 struct BenchError: Error, CustomStringConvertible {
     let description: String
@@ -11,5 +13,3 @@ struct BenchError: Error, CustomStringConvertible {
         BenchError("\(call): \(String(cString: strerror(code))) (errno \(code))")
     }
 }
-
-import Glibc

@@ -24,7 +24,7 @@ enum ColdStartBenchmark {
         section.add("Direct: from just before `posix_spawn(pinvaultd …)` to the first answered GetPolicy, the")
         section.add("client retrying `connect` every 0.2 ms until the socket exists. Activated:")
         section.add("`systemd-socket-activate -l SOCKET pinvaultd …` is started and listening first; the clock runs")
-        section.add("from the first `connect` (which makes it exec the daemon with `LISTEN_FDS`) to the answered")
+        section.add("from the first accepted `connect` (which makes it exec the daemon with `LISTEN_FDS`) to the answered")
         section.add("GetPolicy. Each start opens the store (WAL, `quick_check`, a read of every row) and loads the")
         section.add("pepper; each stop is SIGTERM and a clean exit. \(parameters.coldStarts) starts of each kind, alternating.")
         section.add()
