@@ -89,11 +89,12 @@ extension VaultRequest {
         return user
     }
 
-    /// A non-secret string with no control characters (they have no place in an
-    /// account name or label, and would only make logs and tables lie).
+    /// A non-secret string with none of the `ControlCharacters` (C0, DEL, C1, bidi
+    /// controls, line and paragraph separators, U+FEFF): they have no place in an
+    /// account name or label, and would only make logs and tables lie.
     private static func text(_ p: ParameterDecoder, _ name: String, required: Bool, bytes: ClosedRange<Int>) throws(ParameterError) -> String? {
         guard let value = try p.string(name, required: required, bytes: bytes) else { return nil }
-        guard !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
+        guard !ControlCharacters.occur(in: value) else {
             throw ParameterError(name, .malformed)
         }
         return value

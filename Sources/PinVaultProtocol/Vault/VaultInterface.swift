@@ -27,11 +27,16 @@ interface io.pinvault.Vault
 
 # One credential, as its owner (or an admin) sees it. Never holds a secret.
 type Credential (
-  # The account name: 1-256 bytes of UTF-8.
+  # The account name: 1-256 bytes of UTF-8 with no control or bidi character:
+  # none of U+0000-001F, U+007F-009F (C0, DEL, C1), U+061C, U+200E, U+200F,
+  # U+202A-202E, U+2066-2069 (bidi marks, embeddings, overrides, isolates),
+  # U+2028, U+2029 (line and paragraph separators) or U+FEFF. A user holding
+  # one answers InvalidParameter(user). Joiners (U+200C, U+200D) are allowed.
   user: string,
   # 32 lowercase hex digits identifying the key pair.
   keyId: string,
   # Tells apart several credentials of one user (one per relying party or app).
+  # 1-256 bytes of UTF-8, under the same rule as user (else InvalidParameter(label)).
   label: ?string,
   # The raw 32-byte Ed25519 public key, standard base64.
   publicKey: string,
