@@ -9,6 +9,17 @@ final class StderrLogHandlerTests: XCTestCase {
         XCTAssertEqual(StderrLogHandler.escaped("plain ünïcode"), "plain ünïcode")
     }
 
+    func testEscaped_makesC1BidiSeparatorsAndBOMVisible() {
+        XCTAssertEqual(StderrLogHandler.escaped("a\u{85}b\u{9B}c\u{1}"), "a\\x85b\\x9bc\\x01")
+        XCTAssertEqual(StderrLogHandler.escaped("alice\u{202E}nimda\u{2066}\u{200F}"), "alice\\u202enimda\\u2066\\u200f")
+        XCTAssertEqual(StderrLogHandler.escaped("one\u{2028}two\u{2029}\u{FEFF}\u{61C}"), "one\\u2028two\\u2029\\ufeff\\u061c")
+    }
+
+    func testEscaped_leavesJoinersAndOtherScriptsAlone() {
+        let text = "👩\u{200D}💻 می\u{200C}خواهم שלום"
+        XCTAssertEqual(StderrLogHandler.escaped(text), text)
+    }
+
     func testPriority_followsSyslogLevels() {
         XCTAssertEqual(StderrLogHandler.priority(.debug), 7)
         XCTAssertEqual(StderrLogHandler.priority(.info), 6)

@@ -4,8 +4,9 @@ import Logging
 /// swift-log to stderr, one `write(2)` per line. Under systemd (`JOURNAL_STREAM` set)
 /// each line starts with its syslog priority (`<6>`), which journald turns into the
 /// entry's priority; otherwise lines carry a UTC timestamp and the level name.
-/// Control characters in messages and metadata are escaped, so no peer-supplied text
-/// can forge a log line.
+/// Control characters in messages and metadata (C0, DEL, C1, bidi controls, line and
+/// paragraph separators, U+FEFF: `ControlCharacters`) are escaped, so no peer-supplied
+/// text can forge a log line or make one read backwards.
 public struct StderrLogHandler: LogHandler {
     public var logLevel: Logger.Level
     public var metadata: Logger.Metadata = [:]
@@ -53,16 +54,21 @@ public struct StderrLogHandler: LogHandler {
         }
     }
 
+    /// `text` with every one of the `ControlCharacters` made visible: `\n`, `\t`, `\r`,
+    /// `\x1b` below U+0100, `\u202e` above; everything else as it is.
     static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else { return text }
+        guard ControlCharacters.occur(in: text) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\n": out += "\\n"
             case "\t": out += "\\t"
             case "\r": out += "\\r"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7f:
-                out += "\\x" + String(scalar.value, radix: 16)
+            case _ where ControlCharacters.contains(scalar):
+                let hex = String(scalar.value, radix: 16)
+                out += scalar.value < 0x100
+                    ? "\\x" + String(repeating: "0", count: 2 - hex.count) + hex
+                    : "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)
             }
         }
