@@ -11,7 +11,8 @@ extension Stats {
             kdfQueueDepth: Int(wire.kdfQueueDepth),
             kdfRunning: Int(wire.kdfRunning),
             activeConnections: Int(wire.activeConnections),
-            uptimeSeconds: Int(wire.uptimeSeconds)
+            uptimeSeconds: Int(wire.uptimeSeconds),
+            kdfEvaluations: Int(wire.kdfEvaluations)
         )
     }
 }

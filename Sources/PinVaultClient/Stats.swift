@@ -12,6 +12,9 @@ public struct Stats: Equatable, Sendable {
     public var kdfQueueDepth: Int
     /// KDF jobs running now.
     public var kdfRunning: Int
+    /// Argon2id evaluations run since start (PIN checks and seals): what an online
+    /// guesser really costs the daemon. 0 from a daemon too old to count them.
+    public var kdfEvaluations: Int
     /// Client connections open now.
     public var activeConnections: Int
     /// Seconds since the daemon started.
@@ -20,7 +23,8 @@ public struct Stats: Equatable, Sendable {
     /// Each field as given.
     public init(
         requests: Int, authenticationsSucceeded: Int, authenticationsFailed: Int, lockouts: Int,
-        kdfQueueDepth: Int, kdfRunning: Int, activeConnections: Int, uptimeSeconds: Int
+        kdfQueueDepth: Int, kdfRunning: Int, activeConnections: Int, uptimeSeconds: Int,
+        kdfEvaluations: Int = 0
     ) {
         self.requests = requests
         self.authenticationsSucceeded = authenticationsSucceeded
@@ -28,6 +32,7 @@ public struct Stats: Equatable, Sendable {
         self.lockouts = lockouts
         self.kdfQueueDepth = kdfQueueDepth
         self.kdfRunning = kdfRunning
+        self.kdfEvaluations = kdfEvaluations
         self.activeConnections = activeConnections
         self.uptimeSeconds = uptimeSeconds
     }

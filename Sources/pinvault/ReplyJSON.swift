@@ -55,6 +55,7 @@ extension Stats {
             ("lockouts", .int(lockouts)),
             ("kdfQueueDepth", .int(kdfQueueDepth)),
             ("kdfRunning", .int(kdfRunning)),
+            ("kdfEvaluations", .int(kdfEvaluations)),
             ("activeConnections", .int(activeConnections)),
             ("uptimeSeconds", .int(uptimeSeconds)),
         ])

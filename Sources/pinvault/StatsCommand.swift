@@ -24,6 +24,7 @@ struct StatsCommand: AsyncParsableCommand {
                     ["Lockouts:", String(stats.lockouts)],
                     ["KDF jobs waiting:", String(stats.kdfQueueDepth)],
                     ["KDF jobs running:", String(stats.kdfRunning)],
+                    ["KDF evaluations:", String(stats.kdfEvaluations)],
                     ["Connections open:", String(stats.activeConnections)],
                     ["Uptime:", "\(stats.uptimeSeconds) s"],
                 ]).text)

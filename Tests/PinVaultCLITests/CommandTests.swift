@@ -166,6 +166,10 @@ final class CommandTests: CLITestCase {
         let counters = try XCTUnwrap(try pinvaultJSON(["stats"])["counters"] as? [String: Any])
         XCTAssertGreaterThanOrEqual(counters["requests"] as? Int ?? 0, 2)
         XCTAssertEqual(counters["authenticationsSucceeded"] as? Int, 1)
+        XCTAssertGreaterThanOrEqual(counters["kdfEvaluations"] as? Int ?? 0, 2, "one seal and one PIN check")
         XCTAssertNotNil(counters["uptimeSeconds"] as? Int)
+        let human = try pinvault(["stats"])
+        XCTAssertEqual(human.status, 0, human.description)
+        XCTAssertNotNil(human.standardOutput.range(of: #"KDF evaluations: +[1-9][0-9]*\n"#, options: .regularExpression), human.standardOutput)
     }
 }

@@ -173,6 +173,7 @@ final class ClientMethodTests: ClientTestCase {
         XCTAssertGreaterThanOrEqual(stats.activeConnections, 1)
         XCTAssertEqual(stats.kdfRunning, 0)
         XCTAssertEqual(stats.kdfQueueDepth, 0)
+        XCTAssertGreaterThanOrEqual(stats.kdfEvaluations, 3, "one seal and two PIN checks")
         XCTAssertGreaterThanOrEqual(stats.uptimeSeconds, 0)
     }
 

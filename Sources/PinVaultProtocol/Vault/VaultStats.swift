@@ -12,7 +12,8 @@ public struct VaultStats: Equatable, Sendable {
     public var kdfQueueDepth: Int64
     /// KDF jobs running.
     public var kdfRunning: Int64
-    /// Argon2id evaluations run since start (PIN checks and seals).
+    /// Argon2id evaluations run since start (PIN checks and seals); 0 when an older
+    /// daemon does not send it.
     public var kdfEvaluations: Int64
     /// Open client connections.
     public var activeConnections: Int64
@@ -45,7 +46,7 @@ public struct VaultStats: Equatable, Sendable {
         lockouts = try object.int("lockouts", required: true, range: count) ?? 0
         kdfQueueDepth = try object.int("kdfQueueDepth", required: true, range: count) ?? 0
         kdfRunning = try object.int("kdfRunning", required: true, range: count) ?? 0
-        kdfEvaluations = try object.int("kdfEvaluations", required: true, range: count) ?? 0
+        kdfEvaluations = try object.int("kdfEvaluations", required: false, range: count) ?? 0
         activeConnections = try object.int("activeConnections", required: true, range: count) ?? 0
         uptimeSeconds = try object.int("uptimeSeconds", required: true, range: count) ?? 0
     }
