@@ -47,19 +47,30 @@ struct ChallengeOptions: ParsableArguments {
         return decoded
     }
 
+    /// Reads at most one byte past the limit from standard input or `path`, so that a
+    /// FIFO or a device such as /dev/zero is never read to its end; refuses more.
     private func readFile(_ path: String, standardInputTaken: Bool) throws(CommandFailure) -> [UInt8] {
+        let limit = Self.sizeLimit.upperBound
+        let source = path == "-" ? "standard input" : "the challenge file \(path)"
+        let handle: FileHandle
         if path == "-" {
             guard !standardInputTaken else {
                 throw .usage("the PIN comes from standard input, so the challenge cannot: use --challenge-file PATH, --pin-fd or the terminal")
             }
-            // One byte past the limit is enough to tell an over-long challenge.
-            guard let data = try? FileHandle.standardInput.read(upToCount: Self.sizeLimit.upperBound + 1) else {
-                return []
-            }
-            return [UInt8](data)
+            handle = FileHandle.standardInput
+        } else {
+            guard let opened = FileHandle(forReadingAtPath: path) else { throw .usage("cannot read \(source)") }
+            handle = opened
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw .usage("cannot read the challenge file \(path)")
+        defer { if path != "-" { try? handle.close() } }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: limit + 1) ?? Data()
+        } catch {
+            throw .usage("cannot read \(source)")
+        }
+        guard data.count <= limit else {
+            throw .usage("the challenge must be 1 to \(limit) bytes; \(source) holds more")
         }
         return [UInt8](data)
     }

@@ -144,6 +144,17 @@ final class ExitStatusTests: CLITestCase {
         }
     }
 
+    func testAnEndlessChallengeFile_isReadOnlyPastTheLimit_andRefusedAsUsage() throws {
+        try register()
+        let result = try PinVaultBinary.run(
+            ["auth", "alice", "--challenge-file", "/dev/zero", "--pin-stdin", "--socket", daemon.socketPath],
+            input: pin + "\n"
+        )
+        XCTAssertEqual(result.status, 64, result.description)
+        XCTAssertTrue(result.standardError.contains("the challenge must be 1 to 1024 bytes; the challenge file /dev/zero holds more"), result.description)
+        XCTAssertEqual(try listed().first?["failedAttempts"] as? Int, 0)
+    }
+
     func testBusy_exits8_whenTheKDFQueueIsFull() throws {
         try startDaemon([
             "kdf": ["opslimit": "2", "memlimit_mib": "32", "max_parallel": "1", "queue_max": "1", "queue_per_uid": "1"],
