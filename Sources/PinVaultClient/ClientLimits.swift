@@ -1,3 +1,4 @@
+import PinVaultCrypto
 import PinVaultProtocol
 
 /// The protocol's limits, checked before a call is sent: a value the daemon would refuse
@@ -16,6 +17,32 @@ enum ClientLimits {
     static func checkLabel(_ label: String?) throws(PinVaultError) {
         guard let label else { return }
         guard ProtocolLimits.labelBytes.contains(label.utf8.count) else { throw .invalidParameter("label") }
+    }
+
+    /// A PIN sent as `parameter`: at most 1024 bytes of valid UTF-8 (anything else would
+    /// make a frame that is not JSON, and the daemon would drop the connection), and not
+    /// empty unless `allowingEmpty` (CheckPin, whose answer for it is `empty`): an empty
+    /// PIN is never right, and sending it could only cost an attempt. Validated in place,
+    /// in secret memory.
+    static func checkPin(_ pin: SecretBytes, parameter: String, allowingEmpty: Bool) throws(PinVaultError) {
+        guard ProtocolLimits.pinBytes.contains(pin.count), allowingEmpty || pin.count > 0 else {
+            throw .invalidParameter(parameter)
+        }
+        guard pin.withUnsafeBytes(isValidUTF8) else { throw .invalidParameter(parameter) }
+    }
+
+    /// Whether `bytes` are well-formed UTF-8 (no overlong form, surrogate or scalar past
+    /// U+10FFFF), read without copying them.
+    static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
     }
 
     /// `keyId`: absent, or 32 lowercase hex digits.

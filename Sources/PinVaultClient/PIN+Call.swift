@@ -1,13 +1,13 @@
 import PinVaultCrypto
-import PinVaultProtocol
 
 extension PIN {
     /// Takes the bytes of every PIN a call carries, each with the parameter it is sent
-    /// as. All or nothing: when one PIN was consumed before (`.pinConsumed`) or is longer
-    /// than the wire allows (`.invalidParameter`), every PIN passed is wiped anyway, as a
-    /// call that fails before it is sent wipes its PINs. The same `PIN` object passed
-    /// twice (the same current and new PIN) is taken once and sent twice.
-    static func take(_ pins: [(pin: PIN, parameter: String)]) throws(PinVaultError) -> [SecretBytes] {
+    /// as. All or nothing: when one PIN was consumed before (`.pinConsumed`), or is empty
+    /// (unless `allowingEmpty`), longer than the wire allows or not UTF-8
+    /// (`.invalidParameter` naming it), every PIN passed is wiped anyway, as a call that
+    /// fails before it is sent wipes its PINs. The same `PIN` object passed twice (the
+    /// same current and new PIN) is taken once and sent twice.
+    static func take(_ pins: [(pin: PIN, parameter: String)], allowingEmpty: Bool = false) throws(PinVaultError) -> [SecretBytes] {
         var taken: [ObjectIdentifier: SecretBytes] = [:]
         var secrets: [SecretBytes] = []
         var failure: PinVaultError?
@@ -17,8 +17,10 @@ extension PIN {
                 continue
             }
             taken[ObjectIdentifier(pin)] = secret
-            if !ProtocolLimits.pinBytes.contains(secret.count) {
-                failure = failure ?? .invalidParameter(parameter)
+            do throws(PinVaultError) {
+                try ClientLimits.checkPin(secret, parameter: parameter, allowingEmpty: allowingEmpty)
+            } catch {
+                failure = failure ?? error
             }
             secrets.append(secret)
         }

@@ -50,9 +50,10 @@ public final class PinVaultClient: Sendable {
     }
 
     /// Checks a candidate PIN against the policy, without storing or counting anything.
+    /// An empty PIN is sent too: the policy answers it with the violation `empty`.
     /// Consumes `pin`.
     public func checkPin(_ pin: PIN) async throws(PinVaultError) -> PinCheck {
-        let secrets = try PIN.take([(pin, "pin")])
+        let secrets = try PIN.take([(pin, "pin")], allowingEmpty: true)
         return try await call(.checkPin, wiping: secrets) { parameters in
             parameters.secretField("pin", secrets[0], encoding: .raw)
         } decode: { reply throws(ParameterError) in
