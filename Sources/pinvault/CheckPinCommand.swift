@@ -16,7 +16,7 @@ struct CheckPinCommand: AsyncParsableCommand {
         try await global.run { console in
             let input = try pins.input()
             if input.isTerminal { try global.checkDaemon() }
-            let pin = try input.readPIN(prompt: "PIN to check: ")
+            let pin = try input.readPIN(prompt: "PIN to check: ", allowingEmpty: true)
             let client = try global.connect()
             defer { client.close() }
             let check = try await client.checkPin(pin)

@@ -12,13 +12,21 @@ enum SecretInput {
     /// The largest token read: the daemon's are 43 characters.
     static let tokenCapacity = 64
 
-    /// Reads one PIN, asking with `prompt` on a terminal.
-    func readPIN(prompt: String) throws(CommandFailure) -> PIN {
+    /// Reads one PIN, asking with `prompt` on a terminal. An empty PIN is a usage error
+    /// (nothing is sent, so no attempt is spent on it) unless `allowingEmpty`, for
+    /// `check-pin`, where the policy answers it.
+    func readPIN(prompt: String, allowingEmpty: Bool = false) throws(CommandFailure) -> PIN {
+        let pin: PIN
         do {
-            return try PIN(capacity: Self.pinCapacity + 1) { buffer in try readLine(prompt: prompt, into: buffer) }
+            pin = try PIN(capacity: Self.pinCapacity + 1) { buffer in try readLine(prompt: prompt, into: buffer) }
         } catch {
             throw failure(error, what: "PIN")
         }
+        guard allowingEmpty || pin.byteCount > 0 else {
+            pin.wipe()
+            throw .usage("the PIN from \(source) is empty")
+        }
+        return pin
     }
 
     /// Reads a new PIN: on a terminal twice, the two compared in constant time; from a
@@ -53,12 +61,16 @@ enum SecretInput {
         }
     }
 
-    private func failure(_ error: any Error, what: String) -> CommandFailure {
-        let source = switch self {
+    /// Where the secrets come from, in words.
+    private var source: String {
+        switch self {
         case .terminal: "the terminal"
         case .descriptor(STDIN_FILENO): "standard input"
         case .descriptor(let fd): "file descriptor \(fd)"
         }
+    }
+
+    private func failure(_ error: any Error, what: String) -> CommandFailure {
         guard let error = error as? SecretLine.Failure else { return .input("cannot read the \(what) from \(source)") }
         return switch error {
         case .endOfInput: .usage("no \(what) on \(source)")

@@ -45,14 +45,41 @@ final class SecretInputTests: CLITestCase {
         XCTAssertTrue(result.standardError.contains("--token-stdin"), result.description)
     }
 
-    func testAnEmptyLine_isAnEmptyPin_butNoInputAtAll_isAUsageError() throws {
+    func testAnEmptyPin_isAUsageError_thatSendsNothing_andCountsNoAttempt() throws {
+        let keyId = try registerKeyId()
+        let commands: [[String]] = [
+            ["auth", "alice", "--challenge-hex", "00", "--pin-stdin"],
+            ["unregister", "begin", "alice", "--pin-stdin"],
+            ["wipe", "alice", "--yes", "--pin-stdin"],
+            ["register", "bob", "--pin-stdin"],
+        ]
+        for arguments in commands {
+            let result = try pinvault(arguments, input: "\n")
+            XCTAssertEqual(result.status, 64, "\(arguments): \(result)")
+            XCTAssertEqual(result.standardError, "pinvault: the PIN from standard input is empty\n", "\(arguments)")
+        }
+        for input in ["\n\(otherPin)\n", "\(pin)\n\n"] {
+            let change = try pinvault(["change-pin", "alice", "--pin-stdin"], input: input)
+            XCTAssertEqual(change.status, 64, change.description)
+        }
+        let credentials = try listed()
+        XCTAssertEqual(credentials.map { $0["keyId"] as? String }, [keyId])
+        XCTAssertEqual(credentials.first?["failedAttempts"] as? Int, 0, "no empty PIN was sent and counted")
+        XCTAssertEqual(credentials.first?["state"] as? String, "active")
+        XCTAssertEqual(try authenticate(pin: pin).status, 0, "the PIN was not changed")
+    }
+
+    func testAnEmptyPin_toCheckPin_isAnsweredByThePolicy() throws {
+        let reply = try pinvaultJSON(["check-pin", "--pin-stdin"], input: "\n", expecting: 5)
+        XCTAssertEqual(reply["violations"] as? [String], ["empty"])
+    }
+
+    func testNoInputAtAll_isAUsageError() throws {
         try register()
-        let emptyLine = try authenticate(pin: "")
-        XCTAssertEqual(emptyLine.status, 2, "an empty line is a (wrong) PIN: \(emptyLine)")
         let noInput = try pinvault(["auth", "alice", "--challenge-hex", "00", "--pin-stdin"], input: "")
         XCTAssertEqual(noInput.status, 64, noInput.description)
         XCTAssertTrue(noInput.standardError.contains("no PIN on standard input"), noInput.description)
-        XCTAssertEqual(try listed().first?["failedAttempts"] as? Int, 1, "only the empty line counted")
+        XCTAssertEqual(try listed().first?["failedAttempts"] as? Int, 0)
     }
 
     func testChallengeFromStdin_whileThePinIsAlsoOnStdin_isRefused() throws {
