@@ -53,4 +53,36 @@ final class FairQueueTests: XCTestCase {
         XCTAssertTrue(queue.isEmpty)
         XCTAssertNil(queue.removeFirst(), "nothing is left behind")
     }
+
+    func testRemoveAll_takesOutTheMatches_andKeepsTheRestInTurn() {
+        var queue = FairQueue<String>()
+        for element in ["a1", "a-gone", "a2"] { queue.append(element, for: 1) }
+        queue.append("b-gone", for: 2)
+        for element in ["c1", "c2"] { queue.append(element, for: 3) }
+
+        let removed = queue.removeAll { $0.hasSuffix("gone") }
+        XCTAssertEqual(removed.map(\.element), ["a-gone", "b-gone"])
+        XCTAssertEqual(removed.map(\.uid), [1, 2])
+        XCTAssertEqual(queue.count, 4)
+        XCTAssertEqual(drain(&queue), ["a1", "c1", "a2", "c2"], "uid 2 left the line with its only element")
+    }
+
+    func testRemoveAll_withNoMatch_changesNothing() {
+        var queue = FairQueue<String>()
+        queue.append("a1", for: 1)
+        queue.append("b1", for: 2)
+        XCTAssertTrue(queue.removeAll { _ in false }.isEmpty)
+        XCTAssertEqual(queue.count, 2)
+        XCTAssertEqual(drain(&queue), ["a1", "b1"])
+    }
+
+    func testRemoveAll_ofEverything_leavesAnEmptyQueueThatWorksAgain() {
+        var queue = FairQueue<String>()
+        for uid: UInt32 in [1, 2, 3] { queue.append("e\(uid)", for: uid) }
+        XCTAssertEqual(queue.removeAll { _ in true }.count, 3)
+        XCTAssertTrue(queue.isEmpty)
+        XCTAssertNil(queue.removeFirst())
+        queue.append("again", for: 2)
+        XCTAssertEqual(drain(&queue), ["again"])
+    }
 }

@@ -35,4 +35,26 @@ struct FairQueue<Element> {
         count -= 1
         return element
     }
+
+    /// Takes out every element for which `shouldRemove` holds, wherever it waits; the
+    /// others keep their order and their uids their turns. Returns what it took out.
+    mutating func removeAll(where shouldRemove: (Element) -> Bool) -> [(uid: UInt32, element: Element)] {
+        var removed: [(uid: UInt32, element: Element)] = []
+        for uid in turns {
+            guard let elements = waiting[uid] else { continue }
+            var kept: [Element] = []
+            for element in elements {
+                if shouldRemove(element) {
+                    removed.append((uid, element))
+                } else {
+                    kept.append(element)
+                }
+            }
+            waiting[uid] = kept.isEmpty ? nil : kept
+        }
+        guard !removed.isEmpty else { return [] }
+        turns.removeAll { waiting[$0] == nil }
+        count -= removed.count
+        return removed
+    }
 }

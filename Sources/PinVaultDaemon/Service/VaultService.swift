@@ -104,9 +104,9 @@ final class VaultService: Sendable {
     /// Runs `work` on the store queue. `work` answers with a result, or nil when it
     /// handed the call on (to the KDF pool) and that will answer instead.
     func onStore(_ call: Call, _ work: @escaping @Sendable () throws -> VaultResult?) {
-        let admission = storeQueue.submitAnswering(uid: call.peer.uid) { [self] in
-            guard !call.isCancelled() else { return nil }
-            return run(call, work)
+        // A call whose peer left before its turn is dropped unrun (`WorkPool`).
+        let admission = storeQueue.submitAnswering(uid: call.peer.uid, isCancelled: call.isCancelled) { [self] in
+            run(call, work)
         }
         refuseIfBusy(call, admission)
     }
@@ -114,10 +114,9 @@ final class VaultService: Sendable {
     /// Hands `work` to the KDF pool; throws `busy` when the pool is full, so that a
     /// refusal comes before anything was counted.
     func onKDF(_ call: Call, _ work: @escaping @Sendable () throws -> VaultResult) throws(ServiceError) {
-        let admission = kdfPool.submitAnswering(uid: call.peer.uid) { [self] in
-            // A call whose peer left before its turn is dropped: no PIN was checked.
-            guard !call.isCancelled() else { return nil }
-            return run(call, work)
+        // A call whose peer left before its turn is dropped unrun: no PIN was checked.
+        let admission = kdfPool.submitAnswering(uid: call.peer.uid, isCancelled: call.isCancelled) { [self] in
+            run(call, work)
         }
         if case .busy(let milliseconds) = admission {
             stats.refusedBusy()
