@@ -2,12 +2,14 @@ import PinVaultClient
 
 extension CommandFailure {
     /// The report of a failed call: the daemon's error under its own Varlink name and
-    /// parameters, or a transport failure as `io.pinvault.cli.*`.
+    /// parameters, or a transport failure as `io.pinvault.cli.*`. The message is escaped
+    /// for the terminal (`TerminalText`): it may quote key ids, error and method names
+    /// that the daemon sent.
     init(_ error: PinVaultError) {
         let vault = "io.pinvault.Vault."
         let service = "org.varlink.service."
         let cli = "io.pinvault.cli."
-        var message = error.description
+        var message = TerminalText.escaped(error.description)
         let name: String
         var parameters: [(String, JSONValue)] = []
         switch error {
@@ -31,7 +33,7 @@ extension CommandFailure {
             name = vault + "AmbiguousCredential"
             parameters = [("keyIds", .array(keyIds.map { .string($0) }))]
             message = "the user holds several credentials; choose one with --key-id:"
-                + keyIds.map { "\n  " + $0 }.joined()
+                + keyIds.map { "\n  " + TerminalText.escaped($0) }.joined()
         case .tooManyCredentials(let limit):
             name = vault + "TooManyCredentials"
             parameters = [("limit", .int(limit))]

@@ -1,5 +1,7 @@
 /// What a command prints: the reply as JSON (`--json`) or as sentences and tables,
 /// and failures as `pinvault: …` on stderr or as a JSON error document on stdout.
+/// Sentences and notes are escaped for the terminal (`TerminalText`), as tables are:
+/// they carry user names, labels and error texts that the daemon sent.
 struct Console {
     /// Whether `--json` was given.
     let json: Bool
@@ -13,14 +15,17 @@ struct Console {
         }
     }
 
-    /// A line on stdout.
+    /// A line on stdout, escaped for the terminal.
     func say(_ line: String) {
-        StandardStream.output.write(line + "\n")
+        StandardStream.output.write(TerminalText.escaped(line) + "\n")
     }
 
-    /// A line on stderr, such as a warning; with `--json` stdout stays one document.
-    func note(_ line: String) {
-        StandardStream.error.write("pinvault: " + line + "\n")
+    /// A message on stderr, such as a warning; with `--json` stdout stays one document.
+    /// Each of its lines is escaped for the terminal: a message of several lines is
+    /// built from escaped parts (`CommandFailure`).
+    func note(_ message: String) {
+        let lines = message.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText.escaped(String($0)) }
+        StandardStream.error.write("pinvault: " + lines.joined(separator: "\n") + "\n")
     }
 
     /// Reports a failure: `{"error": …, "parameters": …}` on stdout with `--json`,

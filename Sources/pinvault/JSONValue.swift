@@ -53,6 +53,9 @@ indirect enum JSONValue: Sendable {
     }
 
     /// `text` as a JSON string literal (RFC 8259 escapes; other characters as UTF-8).
+    /// Besides the C0 controls that JSON requires escaped, DEL and the C1 controls
+    /// (U+009B is CSI to a terminal that shows the document) and U+2028/U+2029 (line
+    /// ends to JavaScript) are written as `\uXXXX`.
     static func quoted(_ text: String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
@@ -62,7 +65,8 @@ indirect enum JSONValue: Sendable {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+                || scalar.value == 0x2028 || scalar.value == 0x2029:
                 let hex = String(scalar.value, radix: 16)
                 result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: result.unicodeScalars.append(scalar)

@@ -6,9 +6,10 @@ struct Table {
     /// The rows, each as many cells as the header.
     var rows: [[String]]
 
-    /// The rendered lines, each ending in a newline, with no trailing spaces.
+    /// The rendered lines, each ending in a newline, with no trailing spaces. Every cell
+    /// is escaped for the terminal first (`TerminalText`), and measured as escaped.
     var text: String {
-        let lines = (headers.map { [$0] } ?? []) + rows
+        let lines = ((headers.map { [$0] } ?? []) + rows).map { $0.map(TerminalText.escaped) }
         let columns = lines.map(\.count).max() ?? 0
         let widths = (0..<columns).map { column in
             lines.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0
