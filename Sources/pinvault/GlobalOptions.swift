@@ -42,9 +42,11 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// Runs `body`, then reports its failure (human or JSON) and ends with its status.
+    /// When stdout could not be written (a closed pipe, a full disk), says so on stderr
+    /// and ends with status 1 unless the command failed otherwise.
     func run(_ body: (Console) async throws -> ExitStatus) async throws {
         let console = self.console
-        let status: ExitStatus
+        var status: ExitStatus
         do {
             status = try await body(console)
         } catch let failure as CommandFailure {
@@ -53,6 +55,10 @@ struct GlobalOptions: ParsableArguments {
         } catch let error as PinVaultError {
             console.report(CommandFailure(error))
             status = ExitStatus(error)
+        }
+        if let code = StandardStream.outputError {
+            StandardStream.error.write("pinvault: cannot write to standard output: \(String(cString: strerror(code)))\n")
+            if status == .success { status = .failure }
         }
         if status != .success { throw status.exitCode }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 
 /// `pinvault`: the command line of PinVault.
 @main
@@ -29,4 +30,12 @@ struct PinVaultCommand: AsyncParsableCommand {
             UnblockCommand.self, ResetCommand.self, StatsCommand.self,
         ]
     )
+
+    /// Ignores SIGPIPE before anything is written: a reader that went away makes a
+    /// write fail with EPIPE, reported with status 1, instead of killing pinvault
+    /// silently (and, mid-command, after the daemon acted). Then parses and runs.
+    static func main() async {
+        signal(SIGPIPE, SIG_IGN)
+        await main(nil)
+    }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// An unbuffered output file descriptor (stdout, stderr, the terminal). Unbuffered so
 /// that a secret written through `write(_:)` from secret memory is never copied into a
@@ -12,16 +13,32 @@ struct StandardStream {
     /// Standard error.
     static let error = StandardStream(fd: STDERR_FILENO)
 
-    /// Writes every byte, retrying short writes and EINTR. A closed pipe or a full disk
-    /// is not worth failing the command for after the daemon has acted, so errors end
-    /// the write silently (the exit status still says what the daemon did).
+    /// The errno of the first write to stdout that failed, 0 while none did.
+    private static let outputFailure = Atomic<Int32>(0)
+
+    /// Why a write to stdout failed (EPIPE, ENOSPC…), or nil while none did.
+    static var outputError: Int32? {
+        let code = outputFailure.load(ordering: .relaxed)
+        return code == 0 ? nil : code
+    }
+
+    /// Writes every byte, retrying short writes and EINTR. SIGPIPE is ignored
+    /// (`PinVaultCommand.main`), so a closed pipe is EPIPE here rather than death by a
+    /// signal: a failure ends the write, and one on stdout is remembered, so that the
+    /// command ends with status 1 and says why on stderr (`GlobalOptions.run`).
     func write(_ bytes: UnsafeRawBufferPointer) {
         guard var next = bytes.baseAddress else { return }
         var left = bytes.count
         while left > 0 {
             let written = Glibc.write(fd, next, left)
             if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
+            guard written > 0 else {
+                if fd == STDOUT_FILENO {
+                    let code = written < 0 ? errno : EIO
+                    _ = Self.outputFailure.compareExchange(expected: 0, desired: code, ordering: .relaxed)
+                }
+                return
+            }
             next += written
             left -= written
         }

@@ -155,6 +155,27 @@ final class ExitStatusTests: CLITestCase {
         XCTAssertEqual(try listed().first?["failedAttempts"] as? Int, 0)
     }
 
+    func testAClosedStdout_exits1_withAMessage_notDeathBySIGPIPE() throws {
+        // Python starts pinvault with SIGPIPE at its default action, and stdout a pipe
+        // whose reading end is already closed.
+        let script = """
+            import os, subprocess, sys
+            read, write = os.pipe()
+            os.close(read)
+            done = subprocess.run(sys.argv[1:], stdout=write, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+            print(done.returncode)
+            sys.stdout.write(done.stderr.decode())
+            """
+        for arguments in [["policy", "--json"], ["policy"]] {
+            let result = try Subprocess.run(
+                "/usr/bin/python3", ["-c", script, PinVaultBinary.path] + arguments + ["--socket", daemon.socketPath]
+            )
+            let lines = result.standardOutput.split(separator: "\n", maxSplits: 1).map(String.init)
+            XCTAssertEqual(lines.first, "1", "\(arguments): \(result)")
+            XCTAssertEqual(lines.last, "pinvault: cannot write to standard output: Broken pipe\n", "\(arguments): \(result)")
+        }
+    }
+
     func testBusy_exits8_whenTheKDFQueueIsFull() throws {
         try startDaemon([
             "kdf": ["opslimit": "2", "memlimit_mib": "32", "max_parallel": "1", "queue_max": "1", "queue_per_uid": "1"],
