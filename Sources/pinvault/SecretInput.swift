@@ -2,7 +2,8 @@ import Glibc
 import PinVaultClient
 
 /// Where a command reads its secrets (PINs, a token): the terminal without echo, or
-/// one line per secret from a file descriptor (`--pin-stdin`, `--pin-fd N`, …).
+/// one line per secret from a file descriptor (`--pin-stdin`, `--pin-fd N`, …), with
+/// echo off too when that descriptor is a terminal.
 enum SecretInput {
     case terminal(Terminal)
     case descriptor(Int32)
@@ -57,7 +58,13 @@ enum SecretInput {
     private func readLine(prompt: String, into buffer: UnsafeMutableRawBufferPointer) throws(SecretLine.Failure) -> Int {
         switch self {
         case .terminal(let terminal): try terminal.readSecret(prompt: prompt, into: buffer)
-        case .descriptor(let fd): try SecretLine.read(from: fd, into: buffer)
+        case .descriptor(let fd):
+            // A person typing into --pin-stdin on a terminal gets echo off too.
+            if let terminal = Terminal.borrowing(fd) {
+                try terminal.readSecret(prompt: nil, into: buffer)
+            } else {
+                try SecretLine.read(from: fd, into: buffer)
+            }
         }
     }
 

@@ -67,3 +67,26 @@ final class TerminalTests: CLITestCase {
         XCTAssertEqual(try listed().count, 0)
     }
 }
+
+/// Job control at a PIN prompt, and a terminal given as `--pin-stdin`: the PIN is never
+/// echoed there either.
+final class TerminalJobControlTests: CLITestCase {
+    func testCtrlZ_atAPinPrompt_restoresEchoWhileStopped_andTurnsItOffAgainOnFg() throws {
+        let session = try TerminalScenario.stopAndContinue(["check-pin", "--socket", daemon.socketPath], pin: pin)
+        XCTAssertTrue(session.stopped, "Ctrl-Z did not stop pinvault:\n\(session.output)")
+        XCTAssertTrue(session.echoWhileStopped, "echo left off for the shell while pinvault was stopped")
+        XCTAssertTrue(session.echoOffWhileReading, "echo on after fg while the PIN is read")
+        XCTAssertEqual(session.output.components(separatedBy: "PIN to check: ").count - 1, 2, "the prompt is shown again:\n\(session.output)")
+        XCTAssertFalse(session.output.contains(pin), "the PIN was echoed after fg:\n\(session.output)")
+        XCTAssertTrue(session.output.contains("The PIN meets the policy."), session.output)
+        XCTAssertEqual(session.status, 0, session.output)
+    }
+
+    func testPinStdin_onATerminal_readsThePinWithoutEcho() throws {
+        let session = try TerminalScenario.typeIntoStandardInput(["check-pin", "--pin-stdin", "--socket", daemon.socketPath], pin: pin)
+        XCTAssertTrue(session.echoOffWhileReading, "echo stayed on while --pin-stdin read a terminal")
+        XCTAssertFalse(session.output.contains(pin), "the PIN was echoed:\n\(session.output)")
+        XCTAssertTrue(session.output.contains("The PIN meets the policy."), session.output)
+        XCTAssertEqual(session.status, 0, session.output)
+    }
+}
