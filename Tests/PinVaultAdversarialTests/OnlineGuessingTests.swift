@@ -30,8 +30,13 @@ final class OnlineGuessingTests: XCTestCase {
     }
 
     private func kdfEvaluations() throws -> Int {
+        try counter("kdfEvaluations")
+    }
+
+    /// One of GetStats' counters.
+    private func counter(_ name: String) throws -> Int {
         let counters = try XCTUnwrap(try client.succeeding("GetStats").object("counters"))
-        return try XCTUnwrap((counters["kdfEvaluations"] as? NSNumber)?.intValue, "\(counters)")
+        return try XCTUnwrap((counters[name] as? NSNumber)?.intValue, "\(counters)")
     }
 
     private func guess(_ count: Int) throws -> [String: Int] {
@@ -52,10 +57,12 @@ final class OnlineGuessingTests: XCTestCase {
         print("online guessing (block): \(ran) KDF evaluations for \(guesses) wrong PINs")
         XCTAssertLessThanOrEqual(ran, maxAttempts)
         XCTAssertEqual(ran, maxAttempts, "each counted attempt ran exactly one KDF")
-        // Two counted guesses may settle out of order: the later one can then see the
-        // block already, so WrongPin answers are at most max_attempts - 1.
-        XCTAssertLessThanOrEqual(answers["WrongPin", default: 0], maxAttempts - 1, "\(answers)")
-        XCTAssertEqual(answers["WrongPin", default: 0] + answers["CredentialBlocked", default: 0], guesses, "\(answers)")
+        // Each counted guess answers from its own count, however the guesses settle:
+        // the first max_attempts - 1 WrongPin, the last the block, all later ones
+        // CredentialBlocked without a KDF; and the block is one lockout.
+        XCTAssertEqual(answers["WrongPin", default: 0], maxAttempts - 1, "\(answers)")
+        XCTAssertEqual(answers["CredentialBlocked", default: 0], guesses - (maxAttempts - 1), "\(answers)")
+        XCTAssertEqual(try counter("lockouts"), 1, "one move into blocked")
 
         let blocked = try client.credential(keyId: keyId)
         XCTAssertEqual(blocked["state"] as? String, "blocked")
@@ -79,6 +86,7 @@ final class OnlineGuessingTests: XCTestCase {
         XCTAssertEqual(answers["CredentialWiped"], 1, "exactly one call wipes: \(answers)")
         XCTAssertEqual(answers["WrongPin", default: 0] + 1 + answers["NoSuchCredential", default: 0], guesses, "\(answers)")
         XCTAssertEqual(try client.list().count, 0)
+        XCTAssertEqual(try counter("lockouts"), 1, "one wipe")
     }
 
     /// With throttling, the guesses during each wait answer LockedOut without a KDF;
@@ -96,7 +104,8 @@ final class OnlineGuessingTests: XCTestCase {
         let ran = try kdfEvaluations() - before
         print("online guessing (throttled): \(ran) KDF evaluations for \(total.values.reduce(0, +)) wrong PINs: \(total)")
         XCTAssertEqual(ran, maxAttempts)
-        XCTAssertLessThanOrEqual(total["WrongPin", default: 0], maxAttempts - 1, "\(total)")
+        XCTAssertEqual(total["WrongPin", default: 0], maxAttempts - 1, "\(total)")
+        XCTAssertEqual(try counter("lockouts"), 3, "throttled after the 3rd and the 4th failure, blocked at the 5th")
         XCTAssertGreaterThan(total["LockedOut", default: 0], 1000, "the waits answered LockedOut: \(total)")
         XCTAssertEqual(try client.credential(keyId: keyId)["state"] as? String, "blocked")
     }

@@ -60,43 +60,67 @@ extension VaultService {
         }
     }
 
+    /// An attempt counted durably, its PIN not yet checked.
+    struct CountedAttempt {
+        /// The record as the counting transaction wrote it.
+        let record: CredentialRecord
+        /// The counter before that transaction: open, or it would have refused the attempt.
+        let before: FailureCounter
+        /// When the attempt was counted (wall-clock seconds).
+        let at: Int64
+    }
+
     /// On a KDF thread: counts the attempt durably, then checks `pin`. Returns the
     /// record as counted and its seed; a wrong PIN throws what it earned.
     func verify(_ pin: SecretBytes, keyId: KeyID, owner: UInt32, call: Call) throws -> (CredentialRecord, SecretBytes) {
+        try check(pin, try countAttempt(keyId: keyId, owner: owner, call: call), call: call)
+    }
+
+    /// Counts one attempt on the credential in one transaction, re-checking there that
+    /// it may take a PIN (the state may have moved since admission): a credential
+    /// blocked, throttled or pending by then is refused without a KDF and uncounted.
+    func countAttempt(keyId: KeyID, owner: UInt32, call: Call) throws -> CountedAttempt {
         let now = now()
-        enum Start { case counted(CredentialRecord, before: FailureCounter), refused(Refusal) }
-        // Re-checked in the counting transaction: the state may have moved since admission.
+        enum Start { case counted(CountedAttempt), refused(ServiceError), wiped }
         let start: Start = try store.write { writer in
             guard let record = try writer.credential(keyId: keyId), record.ownerUid == owner else {
                 throw ServiceError.noSuchCredential
             }
-            if let refusal = refusal(for: record, at: now) { return .refused(refusal) }
+            switch refusal(for: record, at: now) {
+            case nil:
+                break
+            case .refuse(let error):
+                return .refused(error)
+            case .wipe:
+                _ = try writer.delete(keyId: keyId)
+                return .wiped
+            }
             var counted = record
             let next = counter(of: record).beginningAttempt(now: now, policy: settings.lockout)
             counted.failedAttempts = next.failedAttempts
             counted.lockedUntil = next.lockedUntil
             try writer.update(counted)
-            return .counted(counted, before: counter(of: record))
+            return .counted(CountedAttempt(record: counted, before: counter(of: record), at: now))
         }
-        let record: CredentialRecord
-        let before: FailureCounter
         switch start {
-        case .counted(let counted, let previous):
-            record = counted
-            before = previous
-        case .refused(.refuse(let error)):
+        case .counted(let attempt):
+            return attempt
+        case .refused(let error):
             throw error
-        case .refused(.wipe):
-            try wipeExhausted(keyId, call: call)
+        case .wiped:
+            throw recordWiped(keyId, call: call)
         }
+    }
 
+    /// Runs the KDF over `pin` for a counted attempt: the seed, or what a wrong PIN earned.
+    func check(_ pin: SecretBytes, _ attempt: CountedAttempt, call: Call) throws -> (CredentialRecord, SecretBytes) {
         do {
-            return (record, try openSeed(record.sealed, pin: pin))
+            return (attempt.record, try openSeed(attempt.record.sealed, pin: pin))
         } catch CryptoError.openFailed {
-            throw try settleWrongPin(keyId, call: call, at: now)
+            throw try settleWrongPin(attempt, call: call)
         } catch {
             // Out of memory, say: the PIN was never checked, so the attempt must not count.
-            try uncount(record, restoring: before)
+            try uncount(attempt.record, restoring: attempt.before)
             throw error
         }
     }
@@ -135,45 +159,58 @@ extension VaultService {
         }
     }
 
-    /// The counter already holds this failure; decide what it leads to.
-    private func settleWrongPin(_ keyId: KeyID, call: Call, at now: Int64) throws -> ServiceError {
-        enum Settled { case outcome(FailureCounter.Outcome, throttled: Bool), gone }
-        let settled: Settled = try store.write { writer in
-            guard let record = try writer.credential(keyId: keyId) else { return .gone }
-            let counter = counter(of: record)
-            let outcome = counter.outcomeOfWrongPin(policy: settings.lockout)
+    /// The counter already holds this failure. What it leads to follows from the count
+    /// this attempt wrote, not from what racing attempts wrote since: a credential
+    /// moves into throttled or blocked in the transaction that counts an attempt (which
+    /// refuses one already blocked or throttled), so only the attempt whose count did
+    /// that reports it and adds to `lockouts`, and a wipe counts only when its delete
+    /// removed the row. Of two wrong PINs settling out of order, the earlier count thus
+    /// answers WrongPin, not the block the later one caused.
+    private func settleWrongPin(_ attempt: CountedAttempt, call: Call) throws -> ServiceError {
+        let keyId = attempt.record.keyId
+        let counted = counter(of: attempt.record)
+        let outcome = counted.outcomeOfWrongPin(policy: settings.lockout)
+        // The attempts left now, after racing attempts too (a right PIN may have
+        // cleared the count); nil when the credential is gone (wiped or deleted since).
+        let remaining: Int? = try store.write { writer in
             if case .wiped = outcome {
-                _ = try writer.delete(keyId: keyId)
+                return try writer.delete(keyId: keyId) ? 0 : nil
             }
-            return .outcome(outcome, throttled: (counter.lockedUntil ?? 0) > now)
+            return try writer.credential(keyId: keyId).map { counter(of: $0).remainingAttempts(policy: settings.lockout) }
         }
         stats.authenticationFailed()
         audit.record(.authenticationFailed, peer: call.peer, keyId: keyId)
-        switch settled {
-        case .gone:
-            return .noSuchCredential
-        case .outcome(.wrongPin(let remaining), let throttled):
-            if throttled {
+        guard let remaining else { return .noSuchCredential }
+        switch outcome {
+        case .wrongPin:
+            if (counted.lockedUntil ?? 0) > attempt.at {
+                // This attempt's count began a wait: active → throttled.
                 stats.lockedOut()
                 audit.record(.throttled, peer: call.peer, keyId: keyId)
             }
             return .wrongPin(remainingAttempts: remaining)
-        case .outcome(.blocked, _):
+        case .blocked:
             stats.lockedOut()
             audit.record(.blocked, peer: call.peer, keyId: keyId)
             return .credentialBlocked
-        case .outcome(.wiped, _):
-            stats.lockedOut()
-            audit.record(.wiped, peer: call.peer, keyId: keyId)
-            return .credentialWiped
+        case .wiped:
+            return recordWiped(keyId, call: call)
         }
     }
 
+    /// Deletes a credential left at `max_attempts` under `on_max_attempts = wipe`. Of
+    /// racing calls, the one whose delete removed the row answers CredentialWiped and
+    /// counts the lockout; the others find it gone.
     private func wipeExhausted(_ keyId: KeyID, call: Call) throws -> Never {
-        _ = try store.write { try $0.delete(keyId: keyId) }
+        guard try store.write({ try $0.delete(keyId: keyId) }) else { throw ServiceError.noSuchCredential }
+        throw recordWiped(keyId, call: call)
+    }
+
+    /// Notes a credential this call deleted for reaching `max_attempts`.
+    private func recordWiped(_ keyId: KeyID, call: Call) -> ServiceError {
         audit.record(.wiped, peer: call.peer, keyId: keyId)
         stats.lockedOut()
-        throw ServiceError.credentialWiped
+        return .credentialWiped
     }
 
     /// `record` with its failure counter cleared (after a right PIN).
