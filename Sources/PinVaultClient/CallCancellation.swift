@@ -1,19 +1,9 @@
-import Foundation
-
-/// Whether the Task that made one call was cancelled; set from the cancellation
-/// handler's thread, read on the connection's queue.
+/// One call's cancellation state. Both flags are read and written only under the lock
+/// of the `VarlinkConnection` that runs the call, which also knows whether the call is
+/// the one in flight.
 final class CallCancellation: @unchecked Sendable {
-    /// Guards `cancelled`.
-    private let lock = NSLock()
-    private var cancelled = false
-
-    /// Marks the call cancelled.
-    func cancel() {
-        lock.withLock { cancelled = true }
-    }
-
-    /// Whether `cancel()` ran.
-    var isCancelled: Bool {
-        lock.withLock { cancelled }
-    }
+    /// The calling Task was cancelled.
+    var cancelled = false
+    /// The cancellation found this call in flight and shut the socket down.
+    var shutSocketDown = false
 }

@@ -13,11 +13,16 @@ import PinVaultProtocol
 /// wiped as soon as that buffer is written. Replies are read into secret memory too, and
 /// zeroed once parsed.
 ///
-/// Cancelling the calling Task shuts the socket down (the daemon then drops a queued PIN
-/// check without counting it) and throws `.cancelled`; a call of another Task in flight
-/// on the same client, and every later call, throws `.connectionLost`. A timeout, a lost connection or a malformed reply close the
-/// connection the same way: make a new client to go on. An error the daemon answers
-/// (`.wrongPin`, `.noSuchCredential`, …) leaves the connection open.
+/// Cancelling the calling Task affects that call only. A call still waiting behind
+/// another one on this client is never sent and throws `.cancelled`; the connection goes
+/// on. The call in flight is ended by shutting the socket down (the daemon then drops a
+/// queued PIN check without counting it) and throws `.cancelled`, unless the daemon's
+/// answer had already arrived: that answer is returned or thrown (`.wrongPin`,
+/// `.credentialBlocked`…), so that nothing the daemon did is hidden. Either way the
+/// connection is then closed, and every later call throws `.connectionLost`. A timeout,
+/// a lost connection or a malformed reply close the connection the same way: make a new
+/// client to go on. An error the daemon answers (`.wrongPin`, `.noSuchCredential`, …)
+/// leaves the connection open.
 public final class PinVaultClient: Sendable {
     /// Where pinvaultd listens by default: `/run/pinvault/io.pinvault.Vault`.
     public static let defaultSocketPath = "/run/pinvault/io.pinvault.Vault"

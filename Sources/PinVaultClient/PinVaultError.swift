@@ -52,7 +52,8 @@ public enum PinVaultError: Error, Equatable, Sendable, CustomStringConvertible {
     case connectionLost
     /// No reply came within the client's timeout; the connection is closed.
     case timedOut
-    /// The calling Task was cancelled; the connection is closed.
+    /// The calling Task was cancelled: before the call was sent (the connection goes
+    /// on), or while it was in flight (the connection is closed).
     case cancelled
     /// The reply was not what the interface says: malformed, an unknown error name, or
     /// larger than the client accepts. The connection is closed.

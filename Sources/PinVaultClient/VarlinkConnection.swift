@@ -10,15 +10,26 @@ import PinVaultProtocol
 /// never the Swift concurrency cooperative pool, so a slow KDF on the daemon blocks no
 /// caller's executor.
 ///
-/// Any failure of the stream itself (EOF, timeout, cancellation, a malformed reply)
-/// closes the connection: it can no longer be known which reply belongs to which call.
-/// An error reply leaves it open.
+/// Cancelling a call's Task affects that call only. A call still queued is marked and
+/// skipped when its turn comes: it throws `.cancelled` without being sent (its PINs
+/// were wiped when its frame was written), and the connection goes on. The call in
+/// flight (tracked under `lock` from before its frame is sent until its reply is
+/// decoded) is ended by shutting the socket down, which closes the connection: it can
+/// no longer be known which reply belongs to which call. A reply that was already
+/// received wins over the cancellation: the call returns or throws the daemon's answer.
+///
+/// Any other failure of the stream itself (EOF, timeout, a malformed reply) closes the
+/// connection too. An error reply leaves it open.
 final class VarlinkConnection: @unchecked Sendable {
     private let socket: UnixSocket
     private let timeout: Duration
     private let queue = DispatchQueue(label: "io.pinvault.client.connection")
     /// Received bytes; used on `queue` only.
     private var input: ReplyInput
+    /// Guards `callInFlight` and every call's `CallCancellation`.
+    private let lock = NSLock()
+    /// The call between sending its frame and decoding its reply, if any.
+    private var callInFlight: CallCancellation?
 
     /// Connects to `socketPath`.
     init(socketPath: String, timeout: Duration) throws(PinVaultError) {
@@ -34,14 +45,14 @@ final class VarlinkConnection: @unchecked Sendable {
         queue.async { self.closeOnQueue() }
     }
 
-    /// Sends `frame` (zeroing it once sent, or once the call failed) and decodes the
-    /// one reply with `decode`, which runs on the queue while the reply's bytes live.
+    /// Sends `frame` (zeroing it once sent, or once the call failed or was skipped) and
+    /// decodes the one reply with `decode`, which runs on the queue while the reply's
+    /// bytes live.
     func exchange<T: Sendable>(
         _ frame: ReplyBuffer,
         decode: @escaping @Sendable (ParameterDecoder) throws(PinVaultError) -> T
     ) async throws(PinVaultError) -> T {
         let cancellation = CallCancellation()
-        let socket = self.socket
         let result: Result<T, PinVaultError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 queue.async {
@@ -49,10 +60,21 @@ final class VarlinkConnection: @unchecked Sendable {
                 }
             }
         } onCancel: {
-            cancellation.cancel()
-            socket.shutdown()
+            self.cancel(cancellation)
         }
         return try result.get()
+    }
+
+    /// Marks the call cancelled; shuts the socket down only when it is the call in
+    /// flight. A queued call is skipped later; an answered one keeps its answer.
+    private func cancel(_ call: CallCancellation) {
+        lock.withLock {
+            call.cancelled = true
+            if callInFlight === call {
+                call.shutSocketDown = true
+                socket.shutdown()
+            }
+        }
     }
 
     /// One call, on the queue.
@@ -62,8 +84,39 @@ final class VarlinkConnection: @unchecked Sendable {
         decode: (ParameterDecoder) throws(PinVaultError) -> T
     ) -> Result<T, PinVaultError> {
         defer { frame.zero() }
+        let started = lock.withLock {
+            guard !cancellation.cancelled else { return false }
+            callInFlight = cancellation
+            return true
+        }
+        // Cancelled while queued: never sent, and the stream is untouched.
+        guard started else { return .failure(.cancelled) }
+        let result = send(frame, decode: decode)
+        let shutDown = lock.withLock {
+            callInFlight = nil
+            return cancellation.shutSocketDown
+        }
+        switch result {
+        case .success:
+            // The answer arrived before the shutdown took effect; later calls cannot
+            // use the stream any more.
+            if shutDown { closeOnQueue() }
+            return result
+        case .failure(let error):
+            // Only an answered call leaves the stream in a known state.
+            if error.closesConnection || shutDown { closeOnQueue() }
+            // A transport failure after the shutdown is the cancellation's doing; an
+            // answer of the daemon (.wrongPin, .credentialBlocked…) is reported as is.
+            return .failure(shutDown && error.closesConnection ? .cancelled : error)
+        }
+    }
+
+    /// Sends the frame, zeroes it, and waits for the reply.
+    private func send<T>(
+        _ frame: ReplyBuffer,
+        decode: (ParameterDecoder) throws(PinVaultError) -> T
+    ) -> Result<T, PinVaultError> {
         do throws(PinVaultError) {
-            guard !cancellation.isCancelled else { throw .cancelled }
             let deadline = ContinuousClock.now + timeout
             do {
                 try frame.withUnsafeBytes { (bytes) throws(UnixSocket.Failure) in
@@ -75,11 +128,7 @@ final class VarlinkConnection: @unchecked Sendable {
             frame.zero()
             return .success(try receiveReply(deadline: deadline, decode: decode))
         } catch {
-            // Only an answered call leaves the stream in a known state.
-            if error.closesConnection {
-                closeOnQueue()
-            }
-            return .failure(cancellation.isCancelled ? .cancelled : error)
+            return .failure(error)
         }
     }
 
