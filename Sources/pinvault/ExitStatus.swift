@@ -7,7 +7,8 @@ enum ExitStatus: Int32, CaseIterable {
     /// The command did what it was asked.
     case success = 0
     /// Any other failure: an internal error of the daemon, a protocol error, a lost
-    /// connection, too many credentials, the two PINs typed differ, a declined confirmation.
+    /// connection, too many credentials, the two PINs typed differ, a declined confirmation,
+    /// stdout that could not be written.
     case failure = 1
     /// The PIN is wrong; the attempt was counted.
     case wrongPin = 2
@@ -55,7 +56,7 @@ enum ExitStatus: Int32, CaseIterable {
     var summary: String {
         switch self {
         case .success: "success"
-        case .failure: "other failure: daemon error, lost connection, PINs differ, not confirmed"
+        case .failure: "other failure: daemon error, lost connection, PINs differ, not confirmed, stdout not writable"
         case .wrongPin: "wrong PIN (the attempt was counted)"
         case .lockedOut: "locked out after wrong PINs: wait and retry"
         case .blockedOrWiped: "credential blocked (an admin can unblock it) or wiped"
