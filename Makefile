@@ -1,6 +1,6 @@
 # PinVault — build, run and test.
 #
-#   make run    build pinvaultd and serve on ./run/io.pinvault.Vault (state in ./run/state)
+#   make run    build pinvaultd and pinvault, serve on ./run/io.pinvault.Vault (state in ./run/state)
 #   make test   install what is missing, then run every test
 #   make install       pinvaultd, pinvault, units, config, deny list (PREFIX, DESTDIR;
 #                      INSTALL_FROM=DIR installs binaries built there instead of a release build)
@@ -13,26 +13,32 @@
 #               (~3 min; BENCH_QUICK=1 for a ~1 min check of the harness)
 #   make soak   the adversarial suites' long runs: 200 SIGKILLs, longer floods, more guesses
 #
-# Both install missing Debian packages when run as root, and otherwise print the
-# apt-get command to run.
+# Every target installs the Debian packages it is missing when run as root, and
+# otherwise prints the apt-get command to run: the build needs BUILD_PACKAGES, the
+# tests, fuzzing and benchmarks TEST_PACKAGES as well.
 
 SWIFT        ?= swift
 PYTHON       ?= python3
 RUN_DIR      := $(CURDIR)/run
 VENV         := $(CURDIR)/.venv
-DEB_PACKAGES := libsodium-dev libsqlite3-dev pkg-config python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client
+BUILD_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
+TEST_PACKAGES  := python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client
 
-.PHONY: all deps build release run test venv clean install install-build uninstall check-units
-.PHONY: fuzz sanitize
-.PHONY: bench
-.PHONY: soak
+.PHONY: all deps test-deps apt-packages build release run test soak venv clean
+.PHONY: install install-build uninstall check-units fuzz sanitize bench
 
 all: build
 
-# Debian packages the build and the tests need.
+# Debian packages: deps for a build, test-deps for everything else.
 deps:
+	@$(MAKE) --no-print-directory apt-packages PACKAGES="$(BUILD_PACKAGES)"
+
+test-deps:
+	@$(MAKE) --no-print-directory apt-packages PACKAGES="$(BUILD_PACKAGES) $(TEST_PACKAGES)"
+
+apt-packages:
 	@missing=""; \
-	for package in $(DEB_PACKAGES); do \
+	for package in $(PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$package"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -51,8 +57,10 @@ build: deps
 
 release: deps
 	$(SWIFT) build -c release --product pinvaultd
+	$(SWIFT) build -c release --product pinvault
 
-# The daemon in the foreground on a socket and state directory under ./run.
+# The daemon in the foreground on a socket and state directory under ./run; the
+# command line beside it is .build/release/pinvault.
 run: release
 	@mkdir -p $(RUN_DIR)/state && chmod 700 $(RUN_DIR) $(RUN_DIR)/state
 	$(CURDIR)/.build/release/pinvaultd \
@@ -65,12 +73,12 @@ venv:
 	@[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv $(VENV)
 	@$(VENV)/bin/python -c 'import varlink' 2>/dev/null || $(VENV)/bin/pip install -q varlink
 
-test: deps venv
+test: test-deps venv
 	PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test
 
 # The crash-consistency, flood, authorization and online-guessing suites in their long
 # form (make test runs them short). About 2-3 minutes.
-soak: deps venv
+soak: test-deps venv
 	PINVAULT_SOAK=1 PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test --filter 'PinVaultAdversarialTests.(CrashConsistency|Flood|Authorization|OnlineGuessing)Tests'
 
 clean:
@@ -87,7 +95,7 @@ FUZZ_FLAGS   := -Xswiftc -DPINVAULT_FUZZ -Xswiftc -sanitize=address \
 	-Xlinker --whole-archive -Xlinker $(FUZZ_RUNTIME) -Xlinker --no-whole-archive \
 	-Xlinker --export-dynamic-symbol=LLVMFuzzerRunDriver -Xlinker -lstdc++
 
-fuzz: deps
+fuzz: test-deps
 	@[ -n "$(FUZZ_RUNTIME)" ] || { echo "libclang_rt.fuzzer_no_main not found beside swiftc"; exit 1; }
 	$(SWIFT) build --scratch-path .build-fuzz --product pinvault-fuzz $(FUZZ_FLAGS)
 	@mkdir -p .build-fuzz/corpus .build-fuzz/findings
@@ -101,7 +109,7 @@ fuzz: deps
 # daemon whose freed memory ASan keeps in quarantine, unreused).
 SANITIZE_TESTS := PinVaultProtocolTests|PinVaultCryptoTests|PinVaultDaemonTests|PinVaultIntegrationTests|MemoryHygieneTests
 
-sanitize: deps venv
+sanitize: test-deps venv
 	PINVAULT_PYTHON=$(VENV)/bin/python LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan-suppressions.txt \
 		$(SWIFT) test --sanitize=address --scratch-path .build-asan --filter '$(SANITIZE_TESTS)'
 	PINVAULT_PYTHON=$(VENV)/bin/python TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(SANITIZE_TESTS)'
@@ -121,9 +129,7 @@ CREDSTORE    ?= /etc/credstore.encrypted
 INSTALL_FROM ?=
 INSTALL_BIN   = $(if $(INSTALL_FROM),$(INSTALL_FROM),$(CURDIR)/.build/release)
 
-install-build: deps
-	$(SWIFT) build -c release --product pinvaultd
-	$(SWIFT) build -c release --product pinvault
+install-build: release
 
 install: $(if $(INSTALL_FROM),,install-build)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
@@ -131,17 +137,20 @@ install: $(if $(INSTALL_FROM),,install-build)
 	install -m 0755 $(INSTALL_BIN)/pinvaultd $(INSTALL_BIN)/pinvault $(DESTDIR)$(BINDIR)/
 	install -m 0755 packaging/pinvault-seal-pepper $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper
 	sed -e 's|^ExecStart=/usr/local/bin/pinvaultd --config /etc/pinvault/|ExecStart=$(BINDIR)/pinvaultd --config $(SYSCONFDIR)/pinvault/|' \
+		-e 's|^LoadCredentialEncrypted=pinvault.pepper:/etc/credstore.encrypted/|LoadCredentialEncrypted=pinvault.pepper:$(CREDSTORE)/|' \
 		systemd/pinvaultd.service > $(DESTDIR)$(UNITDIR)/pinvaultd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/pinvaultd.service
 	install -m 0644 systemd/pinvaultd.socket $(DESTDIR)$(UNITDIR)/pinvaultd.socket
 	install -m 0644 packaging/sysusers.d-pinvault.conf $(DESTDIR)$(SYSUSERSDIR)/pinvault.conf
-	@# An edited configuration is kept; the new default goes beside it.
-	if [ -e $(DESTDIR)$(SYSCONFDIR)/pinvault/pinvaultd.toml ]; then \
-		install -m 0644 config/pinvaultd.toml $(DESTDIR)$(SYSCONFDIR)/pinvault/pinvaultd.toml.default; \
-	else \
-		install -m 0644 config/pinvaultd.toml $(DESTDIR)$(SYSCONFDIR)/pinvault/pinvaultd.toml; \
-	fi
-	install -m 0644 config/deny-list.txt $(DESTDIR)$(SYSCONFDIR)/pinvault/deny-list.txt
+	@# An edited configuration or deny list is kept; the new default goes beside it.
+	for file in pinvaultd.toml deny-list.txt; do \
+		target=$(DESTDIR)$(SYSCONFDIR)/pinvault/$$file; \
+		if [ -e $$target ] && ! cmp -s config/$$file $$target; then \
+			install -m 0644 config/$$file $$target.default; \
+		else \
+			install -m 0644 config/$$file $$target; \
+		fi; \
+	done
 	install -m 0644 README.md SECURITY.md docs/OPERATIONS.md docs/FORMAT.md $(DESTDIR)$(DOCDIR)/
 	@# On the real system (no DESTDIR, as root): create the user, tell systemd.
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
@@ -176,7 +185,7 @@ check-units:
 # few iterations of each; BENCH_SCRATCH picks the build directory.
 BENCH_QUICK   ?=
 BENCH_SCRATCH ?= $(CURDIR)/.build
-bench: deps
+bench: test-deps
 	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product pinvaultd
 	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product pinvault-bench
 	$(BENCH_SCRATCH)/release/pinvault-bench $(if $(BENCH_QUICK),--quick) \

@@ -114,6 +114,29 @@ final class InstallTests: XCTestCase {
         XCTAssertTrue(again.standardOutput.contains("nothing to do"), "the seal script must never replace a pepper")
     }
 
+    func testReinstall_keepsAnEditedConfigurationAndDenyList_andPutsTheNewDefaultsBeside() throws {
+        let destination = try Installation.makeDirectory(prefix: "pinvault-reinstall")
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        let arguments = ["install", "DESTDIR=\(destination)", "CREDSTORE=/srv/credstore",
+                         "INSTALL_FROM=\(Installation.builtBinaries)"]
+        XCTAssertEqual(try Installation.make(arguments).status, 0)
+        let configuration = destination + "/etc/pinvault"
+        let edited = "# edited by the operator\n"
+        for file in ["pinvaultd.toml", "deny-list.txt"] {
+            try edited.write(toFile: configuration + "/" + file, atomically: true, encoding: .utf8)
+        }
+
+        let again = try Installation.make(arguments)
+        XCTAssertEqual(again.status, 0, again.description)
+        for file in ["pinvaultd.toml", "deny-list.txt"] {
+            XCTAssertEqual(try String(contentsOfFile: configuration + "/" + file, encoding: .utf8), edited, file)
+            let shipped = try String(contentsOfFile: TestDaemon.repositoryRoot + "/config/" + file, encoding: .utf8)
+            XCTAssertEqual(try String(contentsOfFile: configuration + "/" + file + ".default", encoding: .utf8), shipped, file)
+        }
+        let unit = try String(contentsOfFile: destination + "/usr/local/lib/systemd/system/pinvaultd.service", encoding: .utf8)
+        XCTAssertTrue(unit.contains("LoadCredentialEncrypted=pinvault.pepper:/srv/credstore/pinvault.pepper\n"), unit)
+    }
+
     func testUninstall_keepsConfigurationUntilPurged() throws {
         let destination = try Installation.makeDirectory(prefix: "pinvault-uninstall")
         defer { try? FileManager.default.removeItem(atPath: destination) }
