@@ -31,17 +31,20 @@ public final class ReplyBuffer: @unchecked Sendable {
 
     /// Appends one byte.
     public func append(_ byte: UInt8) {
-        reserve(1)
-        base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
-        count += 1
+        let used = count
+        if used == capacity { grow(toHold: used + 1) }
+        base.storeBytes(of: byte, toByteOffset: used, as: UInt8.self)
+        count = used + 1
     }
 
     /// Appends `bytes`.
     public func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress, bytes.count > 0 else { return }
-        reserve(bytes.count)
-        (base + count).copyMemory(from: source, byteCount: bytes.count)
-        count += bytes.count
+        let used = count
+        let needed = used + bytes.count
+        if needed > capacity { grow(toHold: needed) }
+        (base + used).copyMemory(from: source, byteCount: bytes.count)
+        count = needed
     }
 
     /// Appends the UTF-8 of a non-secret string (names, numbers, literals).
@@ -81,16 +84,19 @@ public final class ReplyBuffer: @unchecked Sendable {
         withUnsafeBytes { Array($0) }
     }
 
-    private func reserve(_ additional: Int) {
-        let needed = count + additional
-        guard needed > capacity else { return }
-        var newCapacity = capacity
+    /// Moves the bytes to a zeroed allocation of at least `needed` bytes (doubling),
+    /// zeroing and freeing the old one. Kept out of line: appends rarely grow.
+    @inline(never)
+    private func grow(toHold needed: Int) {
+        let oldBase = base
+        let oldCapacity = capacity
+        var newCapacity = oldCapacity
         while newCapacity < needed { newCapacity *= 2 }
         let newBase = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 1)
         newBase.initializeMemory(as: UInt8.self, repeating: 0, count: newCapacity)
-        newBase.copyMemory(from: base, byteCount: count)
-        explicit_bzero(base, capacity)
-        base.deallocate()
+        newBase.copyMemory(from: oldBase, byteCount: count)
+        explicit_bzero(oldBase, oldCapacity)
+        oldBase.deallocate()
         base = newBase
         capacity = newCapacity
     }

@@ -33,9 +33,8 @@ public enum JSONWriter {
 
     /// Writes a quoted, escaped string.
     public static func appendString(_ string: String, to buffer: ReplyBuffer) {
-        buffer.append(UInt8(ascii: "\""))
-        for byte in string.utf8 { appendEscaped(byte, to: buffer) }
-        buffer.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { appendQuoted(UnsafeRawBufferPointer($0), to: buffer) }
     }
 
     /// Writes a JSON string straight from secret memory, never through a Swift `String`.
@@ -44,55 +43,89 @@ public enum JSONWriter {
         encoding: SecretStringEncoding,
         to buffer: ReplyBuffer
     ) {
-        buffer.append(UInt8(ascii: "\""))
         secret.withUnsafeBytes { bytes in
             switch encoding {
             case .raw:
-                for byte in bytes { appendEscaped(byte, to: buffer) }
+                appendQuoted(bytes, to: buffer)
             case .base64url:
+                buffer.append(UInt8(ascii: "\""))
                 Base64.encode(bytes, alphabet: .url) { buffer.append($0) }
+                buffer.append(UInt8(ascii: "\""))
             }
         }
-        buffer.append(UInt8(ascii: "\""))
     }
 
-    /// Writes an integer.
+    /// Writes an integer: its digits are formed on the stack, not in a `String`.
     public static func appendInt(_ value: Int64, to buffer: ReplyBuffer) {
-        buffer.append(utf8: String(value))
+        // 19 digits and a sign hold every Int64.
+        withUnsafeTemporaryAllocation(byteCount: 20, alignment: 1) { digits in
+            var magnitude = value.magnitude
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 {
+                start -= 1
+                digits[start] = UInt8(ascii: "-")
+            }
+            buffer.append(UnsafeRawBufferPointer(rebasing: digits[start...]))
+        }
     }
 
     /// Writes `true` or `false`.
     public static func appendBool(_ value: Bool, to buffer: ReplyBuffer) {
-        buffer.append(utf8: value ? "true" : "false")
+        appendLiteral(value ? "true" : "false", to: buffer)
     }
 
     /// Writes `null`.
     public static func appendNull(to buffer: ReplyBuffer) {
-        buffer.append(utf8: "null")
+        appendLiteral("null", to: buffer)
     }
 
-    private static func appendEscaped(_ byte: UInt8, to buffer: ReplyBuffer) {
+    private static func appendLiteral(_ literal: StaticString, to buffer: ReplyBuffer) {
+        literal.withUTF8Buffer { buffer.append(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Writes `bytes` as a quoted JSON string: each run of bytes that needs no escape
+    /// goes to the buffer in one append, each byte that does as its escape.
+    private static func appendQuoted(_ bytes: UnsafeRawBufferPointer, to buffer: ReplyBuffer) {
+        buffer.append(UInt8(ascii: "\""))
+        var runStart = 0
+        for index in bytes.indices {
+            let byte = bytes[index]
+            guard needsEscape(byte) else { continue }
+            buffer.append(UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]))
+            appendEscape(of: byte, to: buffer)
+            runStart = index + 1
+        }
+        buffer.append(UnsafeRawBufferPointer(rebasing: bytes[runStart...]))
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// RFC 8259 §7: the quotation mark, the reverse solidus and the C0 controls.
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    private static func appendEscape(of byte: UInt8, to buffer: ReplyBuffer) {
+        buffer.append(UInt8(ascii: "\\"))
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-            buffer.append(UInt8(ascii: "\\"))
-            buffer.append(byte)
-        case 0x0A: appendShortEscape(UInt8(ascii: "n"), to: buffer)
-        case 0x0D: appendShortEscape(UInt8(ascii: "r"), to: buffer)
-        case 0x09: appendShortEscape(UInt8(ascii: "t"), to: buffer)
-        case 0x08: appendShortEscape(UInt8(ascii: "b"), to: buffer)
-        case 0x0C: appendShortEscape(UInt8(ascii: "f"), to: buffer)
-        case 0x00..<0x20:
-            let hex = Array("0123456789abcdef".utf8)
-            buffer.append(utf8: "\\u00")
-            buffer.append(hex[Int(byte >> 4)])
-            buffer.append(hex[Int(byte & 0x0F)])
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): buffer.append(byte)
+        case 0x0A: buffer.append(UInt8(ascii: "n"))
+        case 0x0D: buffer.append(UInt8(ascii: "r"))
+        case 0x09: buffer.append(UInt8(ascii: "t"))
+        case 0x08: buffer.append(UInt8(ascii: "b"))
+        case 0x0C: buffer.append(UInt8(ascii: "f"))
         default:
-            buffer.append(byte)
+            appendLiteral("u00", to: buffer)
+            buffer.append(hexDigit(byte >> 4))
+            buffer.append(hexDigit(byte & 0x0F))
         }
     }
 
-    private static func appendShortEscape(_ letter: UInt8, to buffer: ReplyBuffer) {
-        buffer.append(UInt8(ascii: "\\"))
-        buffer.append(letter)
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 }
