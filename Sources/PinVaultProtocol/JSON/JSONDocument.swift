@@ -140,9 +140,14 @@ public struct JSONDocument {
     /// The string at `index` as a Swift `String`; nil when it is not a string.
     /// Never use this for a secret: see `secret(_:)`.
     public func string(_ index: Int) -> String? {
-        guard nodes[index].kind == .string else { return nil }
+        let node = nodes[index]
+        guard node.kind == .string else { return nil }
+        // The parser validated the UTF-8: without escapes, the bytes are the string.
+        guard node.hasEscapes else {
+            return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[node.range]), as: UTF8.self)
+        }
         var utf8 = [UInt8]()
-        utf8.reserveCapacity(nodes[index].range.count)
+        utf8.reserveCapacity(node.range.count)
         guard decodeString(index, into: { utf8.append($0); return true }) else { return nil }
         return String(decoding: utf8, as: UTF8.self)
     }
@@ -164,6 +169,13 @@ public struct JSONDocument {
     public func stringEquals(_ index: Int, _ name: String) -> Bool {
         let node = nodes[index]
         guard node.kind == .string else { return false }
+        guard node.hasEscapes else {
+            guard node.range.count == name.utf8.count else { return false }
+            var name = name
+            return name.withUTF8 { expected in
+                UnsafeRawBufferPointer(rebasing: bytes[node.range]).elementsEqual(UnsafeRawBufferPointer(expected))
+            }
+        }
         var expected = name.utf8.makeIterator()
         let matched = decodeString(index) { byte in expected.next() == byte }
         return matched && expected.next() == nil

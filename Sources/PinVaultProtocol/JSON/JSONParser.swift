@@ -6,6 +6,11 @@
 /// `maxDepth`. Recursion is bounded by `maxDepth`; memory by the input's length (at most
 /// one node per input byte).
 struct JSONParser {
+    /// Up to this many members, an object's keys are checked for duplicates by
+    /// comparing each with the earlier ones in place (no allocation: a call has a few
+    /// keys); from then on against a set of decoded keys, so the check stays linear.
+    static let inPlaceKeyCheckLimit = 16
+
     private let bytes: UnsafeRawBufferPointer
     private let maxDepth: Int
     private var position = 0
@@ -14,6 +19,9 @@ struct JSONParser {
     init(bytes: UnsafeRawBufferPointer, maxDepth: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        // Room for a typical call's nodes at once, instead of growing 1, 2, 4, 8…;
+        // a larger message grows the array from there.
+        nodes.reserveCapacity(min(bytes.count / 2 + 1, 32))
     }
 
     /// Parses the whole input as one value surrounded by optional whitespace.
@@ -57,8 +65,17 @@ struct JSONParser {
                 guard byte == UInt8(ascii: "\"") else { throw JSONError(.unexpectedByte, at: position) }
                 let keyOffset = position
                 let keyIndex = try parseString()
-                guard keys.insert(decodedKey(keyIndex)).inserted else {
-                    throw JSONError(.duplicateKey, at: keyOffset)
+                if count < Self.inPlaceKeyCheckLimit {
+                    guard !hasEarlierKey(equalTo: keyIndex, inObjectAt: index) else {
+                        throw JSONError(.duplicateKey, at: keyOffset)
+                    }
+                } else {
+                    if count == Self.inPlaceKeyCheckLimit {
+                        keys = earlierKeys(before: keyIndex, inObjectAt: index)
+                    }
+                    guard keys.insert(decodedKey(keyIndex)).inserted else {
+                        throw JSONError(.duplicateKey, at: keyOffset)
+                    }
                 }
                 skipWhitespace()
                 try expect(UInt8(ascii: ":"))
@@ -254,6 +271,41 @@ struct JSONParser {
             guard allowed.contains(byte) else { throw JSONError(.invalidUTF8, at: start) }
             position += 1
         }
+    }
+
+    // MARK: Duplicate keys
+
+    /// Whether a key before `keyIndex` in the object at `object` decodes to the same
+    /// bytes. Earlier members are complete, so their `subtreeEnd`s lead from key to key.
+    private func hasEarlierKey(equalTo keyIndex: Int, inObjectAt object: Int) -> Bool {
+        var earlier = object + 1
+        while earlier < keyIndex {
+            if keysEqual(earlier, keyIndex) { return true }
+            earlier = nodes[earlier + 1].subtreeEnd
+        }
+        return false
+    }
+
+    /// The decoded keys before `keyIndex` in the object at `object`.
+    private func earlierKeys(before keyIndex: Int, inObjectAt object: Int) -> Set<[UInt8]> {
+        var keys = Set<[UInt8]>()
+        var earlier = object + 1
+        while earlier < keyIndex {
+            keys.insert(decodedKey(earlier))
+            earlier = nodes[earlier + 1].subtreeEnd
+        }
+        return keys
+    }
+
+    /// Whether two key nodes decode to the same bytes: compared in place when neither
+    /// holds an escape, else decoded.
+    private func keysEqual(_ first: Int, _ second: Int) -> Bool {
+        let a = nodes[first]
+        let b = nodes[second]
+        if !a.hasEscapes && !b.hasEscapes {
+            return UnsafeRawBufferPointer(rebasing: bytes[a.range]).elementsEqual(UnsafeRawBufferPointer(rebasing: bytes[b.range]))
+        }
+        return decodedKey(first) == decodedKey(second)
     }
 
     /// The key's unescaped bytes, for duplicate detection. Keys are names, not secrets.

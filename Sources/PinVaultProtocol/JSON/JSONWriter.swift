@@ -93,15 +93,21 @@ public enum JSONWriter {
     private static func appendQuoted(_ bytes: UnsafeRawBufferPointer, to buffer: ReplyBuffer) {
         buffer.append(UInt8(ascii: "\""))
         var runStart = 0
-        for index in bytes.indices {
-            let byte = bytes[index]
-            guard needsEscape(byte) else { continue }
-            buffer.append(UnsafeRawBufferPointer(rebasing: bytes[runStart..<index]))
-            appendEscape(of: byte, to: buffer)
-            runStart = index + 1
+        while true {
+            let runEnd = endOfRun(in: bytes, from: runStart)
+            buffer.append(UnsafeRawBufferPointer(rebasing: bytes[runStart..<runEnd]))
+            guard runEnd < bytes.count else { break }
+            appendEscape(of: bytes[runEnd], to: buffer)
+            runStart = runEnd + 1
         }
-        buffer.append(UnsafeRawBufferPointer(rebasing: bytes[runStart...]))
         buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// The offset of the first byte from `start` on that needs an escape, or the end.
+    private static func endOfRun(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        var index = start
+        while index < bytes.count && !needsEscape(bytes[index]) { index += 1 }
+        return index
     }
 
     /// RFC 8259 §7: the quotation mark, the reverse solidus and the C0 controls.

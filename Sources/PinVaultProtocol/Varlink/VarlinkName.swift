@@ -1,35 +1,59 @@
 /// The Varlink grammar for interface and member names.
+///
+/// The checks run on UTF-8 bytes in one pass without allocating: every call's method
+/// name goes through `split(qualified:)`.
 public enum VarlinkName {
     /// A reverse-domain interface name: two or more dot-separated labels of ASCII letters,
     /// digits and inner dashes, the first starting with a letter (`io.pinvault.Vault`).
     public static func isValidInterface(_ name: some StringProtocol) -> Bool {
-        let labels = Array(name.utf8).split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard labels.count >= 2, let first = labels.first?.first, isLetter(first) else { return false }
-        for label in labels {
-            guard let head = label.first, let tail = label.last,
-                  head != UInt8(ascii: "-"), tail != UInt8(ascii: "-") else { return false }
-            for byte in label where !(isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "-")) {
-                return false
-            }
-        }
-        return true
+        isValidInterface(utf8: name.utf8)
     }
 
     /// A method, error or type name: an uppercase ASCII letter, then letters and digits.
     public static func isValidMember(_ name: some StringProtocol) -> Bool {
-        guard let first = name.utf8.first, first >= UInt8(ascii: "A"), first <= UInt8(ascii: "Z") else {
-            return false
-        }
-        return name.utf8.allSatisfy { isLetter($0) || isDigit($0) }
+        isValidMember(utf8: name.utf8)
     }
 
     /// Splits `"interface.Member"` at its last dot when both halves are valid.
     public static func split(qualified name: String) -> (interface: String, member: String)? {
-        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")) else { return nil }
-        let interface = name[name.startIndex..<dot]
-        let member = name[name.utf8.index(after: dot)...]
-        guard isValidInterface(interface), isValidMember(member) else { return nil }
-        return (String(interface), String(member))
+        var name = name
+        return name.withUTF8 { utf8 in
+            let bytes = UnsafeRawBufferPointer(utf8)
+            guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else { return nil }
+            let interface = UnsafeRawBufferPointer(rebasing: bytes[..<dot])
+            let member = UnsafeRawBufferPointer(rebasing: bytes[(dot + 1)...])
+            guard isValidInterface(utf8: interface), isValidMember(utf8: member) else { return nil }
+            return (String(decoding: interface, as: UTF8.self), String(decoding: member, as: UTF8.self))
+        }
+    }
+
+    private static func isValidInterface(utf8: some Collection<UInt8>) -> Bool {
+        var dots = 0
+        var labelLength = 0
+        var previous: UInt8 = 0
+        for byte in utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard labelLength > 0, previous != UInt8(ascii: "-") else { return false }
+                dots += 1
+                labelLength = 0
+            } else {
+                if labelLength == 0 {
+                    guard byte != UInt8(ascii: "-"), dots > 0 || isLetter(byte) else { return false }
+                }
+                guard isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "-") else { return false }
+                labelLength += 1
+            }
+            previous = byte
+        }
+        guard labelLength > 0, previous != UInt8(ascii: "-") else { return false }
+        return dots >= 1
+    }
+
+    private static func isValidMember(utf8: some Collection<UInt8>) -> Bool {
+        guard let first = utf8.first, first >= UInt8(ascii: "A"), first <= UInt8(ascii: "Z") else {
+            return false
+        }
+        return utf8.allSatisfy { isLetter($0) || isDigit($0) }
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool {
