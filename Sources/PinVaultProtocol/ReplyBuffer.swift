@@ -14,8 +14,8 @@ import Glibc
 /// exclusivity check. Every access to them is instantaneous — a load or a store of a
 /// trivial value, never passed `inout` and never held across a call or a closure — so
 /// the check could never find two overlapping accesses; it only cost ~75 instructions
-/// each, several times per append (half of a GetPolicy's instructions). The static
-/// check still applies, and the bytes themselves are reached only through pointers.
+/// per access, several per append (a GetPolicy reply is some 60 appends). Any new
+/// access to them must be instantaneous too.
 public final class ReplyBuffer: @unchecked Sendable {
     @exclusivity(unchecked) private var base: UnsafeMutableRawPointer
     /// Bytes allocated.

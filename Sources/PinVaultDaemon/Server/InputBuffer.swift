@@ -41,6 +41,8 @@ final class InputBuffer {
 
     var count: Int { storage.count }
     var isFull: Bool { storage.count >= limit }
+    /// Whether the last read left room in the current allocation.
+    var hasFreeSpace: Bool { storage.count < storage.capacity }
 
     /// One `read(2)` into the free space, growing first when the buffer is full.
     func read(from fd: Int32) -> ReadResult {

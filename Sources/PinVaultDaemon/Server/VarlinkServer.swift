@@ -215,6 +215,9 @@ final class VarlinkServer: @unchecked Sendable {
             reading: for _ in 0..<16 {
                 switch connection.input.read(from: connection.fd) {
                 case .received:
+                    // A read that left free space took all the socket held; another
+                    // would only say EAGAIN (level-triggered: anything later wakes us).
+                    if connection.input.hasFreeSpace { break reading }
                     continue
                 case .wouldBlock, .full:
                     break reading
@@ -274,9 +277,33 @@ final class VarlinkServer: @unchecked Sendable {
                 let context = makeContext(for: connection, oneway: oneway)
                 connection.inFlight = context
                 start(context)
+                // A call answered on the spot (GetPolicy, a refusal) is written now, not
+                // after a turn of the loop: the epoll interest stays as it is and the next
+                // pipelined frame starts at once.
+                if let reply = completions.take(connection: connection.id),
+                   !complete(connection, with: reply, now: MonotonicClock.milliseconds()) {
+                    return
+                }
             }
         }
         updateInterest(connection)
+    }
+
+    /// Ends the connection's call in flight with `reply`: writes it (unless the call was
+    /// oneway) and frees the connection for its next frame. False when the write failed
+    /// and the connection is closed.
+    private func complete(_ connection: Connection, with reply: ReplyBuffer, now: Int64) -> Bool {
+        guard let context = connection.inFlight else { return true }
+        connection.inFlight = nil
+        connection.lastProgress = now
+        if !context.oneway {
+            connection.enqueue(frame: reply)
+            if connection.flush() == .failed {
+                close(connection, reason: nil)
+                return false
+            }
+        }
+        return true
     }
 
     private func makeContext(for connection: Connection, oneway: Bool) -> CallContext {
@@ -299,16 +326,8 @@ final class VarlinkServer: @unchecked Sendable {
             let now = MonotonicClock.milliseconds()
             for (id, reply) in batch {
                 // A reply nobody waits for is dropped, and ReplyBuffer zeroes it.
-                guard let connection = connections[id], let context = connection.inFlight else { continue }
-                connection.inFlight = nil
-                connection.lastProgress = now
-                if !context.oneway {
-                    connection.enqueue(frame: reply)
-                    if connection.flush() == .failed {
-                        close(connection, reason: nil)
-                        continue
-                    }
-                }
+                guard let connection = connections[id], connection.inFlight != nil,
+                      complete(connection, with: reply, now: now) else { continue }
                 processFrames(connection)
             }
         }
