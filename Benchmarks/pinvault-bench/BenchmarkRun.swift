@@ -27,7 +27,7 @@ struct BenchmarkRun {
 
         progress("cheap round trips (PinVault GetPolicy, ssh-agent REQUEST_IDENTITIES)")
         let agent = try SSHAgentInstance()
-        try RoundTripBenchmark.run(daemon: daemon, agent: agent, parameters: parameters, report: report)
+        try RoundTripBenchmark.run(daemon: daemon, agent: agent, cores: machine.cores, parameters: parameters, report: report)
 
         let clientCount = 2 * machine.cores
         progress("registering \(clientCount) credentials at production cost")

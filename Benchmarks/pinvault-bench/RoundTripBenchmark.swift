@@ -2,9 +2,39 @@ import Foundation
 
 /// GetPolicy on one PinVault connection against REQUEST_IDENTITIES on one ssh-agent
 /// connection, by the same blocking-socket loop, alternating rounds; sequential round
-/// trips, then pipelined batches.
+/// trips, then pipelined batches; on one core, then across cores (`CPUPlacement`).
 enum RoundTripBenchmark {
-    static func run(daemon: DaemonInstance, agent: SSHAgentInstance, parameters: BenchParameters, report: Report) throws {
+    static func run(
+        daemon: DaemonInstance, agent: SSHAgentInstance, cores: Int, parameters: BenchParameters, report: Report
+    ) throws {
+        guard let daemonPid = daemon.pid else { throw BenchError("pinvaultd is not running") }
+        var section = Report.Section("Cheap round trips")
+        section.add("One connection each, the same Swift loop: a prebuilt request written with one `send`, the")
+        section.add("reply read with `recv` up to its end (NUL for Varlink, the 4-byte length for ssh-agent), no JSON")
+        section.add("parsed. ssh-agent is a private `ssh-agent -D -a SOCKET` holding one ed25519 key")
+        section.add("(`ssh-keygen -t ed25519 -N ''`, `ssh-add`); it answers REQUEST_IDENTITIES (11) with that key.")
+        section.add("Sequential: \(parameters.roundTripCalls) round trips per round. Pipelined: \(parameters.pipelinedCalls) requests written back to back by")
+        section.add("one thread while this one reads the \(parameters.pipelinedCalls) replies. \(parameters.roundTripRounds) rounds, PinVault then ssh-agent in each,")
+        section.add("after 200 uncounted round trips each.")
+        section.add()
+        section.add("Measured twice. Across cores, a blocked reader woken from the other CPU pays this virtual")
+        section.add("machine's cross-CPU wake-up, which dwarfs either server's own work, so both sides measure")
+        section.add("mostly the hypervisor. On one core (every thread of pinvaultd and ssh-agent and the client")
+        section.add("pinned to CPU 0 with `taskset --all-tasks`), the client's blocking `recv` hands the CPU")
+        section.add("straight to the server and back, and the figure is the software path itself.")
+        let log = agent.scratch.file("taskset.log")
+        for placement in [CPUPlacement.oneCore, .scheduler] {
+            try placement.apply(to: [daemonPid, agent.pid], cores: cores, log: log)
+            defer { try? CPUPlacement.scheduler.apply(to: [daemonPid, agent.pid], cores: cores, log: log) }
+            try measure(daemon: daemon, agent: agent, placement: placement, parameters: parameters, report: report, section: &section)
+        }
+        report.add(section)
+    }
+
+    private static func measure(
+        daemon: DaemonInstance, agent: SSHAgentInstance, placement: CPUPlacement, parameters: BenchParameters,
+        report: Report, section: inout Report.Section
+    ) throws {
         let vault = try daemon.connect()
         let ssh = try agent.connect()
         let pipelinedVault = pipelined(VaultCalls.getPolicy, count: parameters.pipelinedCalls)
@@ -37,19 +67,14 @@ enum RoundTripBenchmark {
         let vaultSummary = Summary(vaultRates)
         let sshSummary = Summary(sshRates)
         let ratio = (vaultSummary?.median ?? 0) / (sshSummary?.median ?? 1)
-        report.goal("Cheap round trips: GetPolicy/s ÷ ssh-agent REQUEST_IDENTITIES/s", ratio, atLeast: 1.5)
+        let placed = placement == .oneCore ? "one core" : "across cores"
+        report.goal("Cheap round trips (\(placed)): GetPolicy/s ÷ ssh-agent REQUEST_IDENTITIES/s", ratio, atLeast: 1.5)
         let pipelinedVaultSummary = Summary(vaultPipelined)
         let pipelinedSSHSummary = Summary(sshPipelined)
         let pipelinedRatio = (pipelinedVaultSummary?.median ?? 0) / (pipelinedSSHSummary?.median ?? 1)
 
-        var section = Report.Section("Cheap round trips")
-        section.add("One connection each, the same Swift loop: a prebuilt request written with one `send`, the")
-        section.add("reply read with `recv` up to its end (NUL for Varlink, the 4-byte length for ssh-agent), no JSON")
-        section.add("parsed. ssh-agent is a private `ssh-agent -D -a SOCKET` holding one ed25519 key")
-        section.add("(`ssh-keygen -t ed25519 -N ''`, `ssh-add`); it answers REQUEST_IDENTITIES (11) with that key.")
-        section.add("Sequential: \(calls) round trips per round. Pipelined: \(parameters.pipelinedCalls) requests written back to back by")
-        section.add("one thread while this one reads the \(parameters.pipelinedCalls) replies. \(parameters.roundTripRounds) rounds, PinVault then ssh-agent in each,")
-        section.add("after 200 uncounted round trips each.")
+        section.add()
+        section.add("**\(placement.title)**")
         section.add()
         section.header("figure", "PinVault GetPolicy (min / median / max)", "ssh-agent REQUEST_IDENTITIES (min / median / max)", "ratio of medians")
         section.row("sequential round trips", Format.summary(vaultSummary, Format.rate), Format.summary(sshSummary, Format.rate),
@@ -60,7 +85,6 @@ enum RoundTripBenchmark {
             section.add()
             section.add("Median round trip: PinVault \(Format.microseconds(1 / vaultSummary.median)), ssh-agent \(Format.microseconds(1 / sshSummary.median)).")
         }
-        report.add(section)
     }
 
     /// `count` copies of `request`, back to back.

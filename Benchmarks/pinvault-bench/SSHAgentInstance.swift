@@ -30,6 +30,9 @@ final class SSHAgentInstance {
         try ChildProcess.run(try Executable.find("ssh-add"), ["-q", key], environment: environment, logPath: log)
     }
 
+    /// The agent's process id (0 once stopped).
+    var pid: pid_t { child?.pid ?? 0 }
+
     deinit {
         child?.stop(timeoutSeconds: 5)
     }
