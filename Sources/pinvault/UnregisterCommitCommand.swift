@@ -17,14 +17,9 @@ struct UnregisterCommitCommand: AsyncParsableCommand {
     @OptionGroup var tokens: TokenOptions
 
     func run() async throws {
-        try await global.run { console in
-            let token = try UnregisterTokenReader.read(tokens, global: global)
-            defer { token.wipe() }
-            let client = try global.connect()
-            defer { client.close() }
-            try await client.commitUnregister(keyId: keyId, token: token)
-            console.show(.object([])) { console.say("Unregistered \(keyId): the credential is deleted.") }
-            return .success
+        try await UnregisterTokenReader.settle(keyId: keyId, tokens: tokens, global: global,
+                                               done: "Unregistered \(keyId): the credential is deleted.") {
+            try await $0.commitUnregister(keyId: keyId, token: $1)
         }
     }
 }
@@ -45,20 +40,31 @@ struct UnregisterAbortCommand: AsyncParsableCommand {
     @OptionGroup var tokens: TokenOptions
 
     func run() async throws {
-        try await global.run { console in
-            let token = try UnregisterTokenReader.read(tokens, global: global)
-            defer { token.wipe() }
-            let client = try global.connect()
-            defer { client.close() }
-            try await client.abortUnregister(keyId: keyId, token: token)
-            console.show(.object([])) { console.say("Cancelled the unregistration of \(keyId): the credential is active again.") }
-            return .success
+        try await UnregisterTokenReader.settle(keyId: keyId, tokens: tokens, global: global,
+                                               done: "Cancelled the unregistration of \(keyId): the credential is active again.") {
+            try await $0.abortUnregister(keyId: keyId, token: $1)
         }
     }
 }
 
-/// Reads the token for `commit` and `abort`.
+/// What `commit` and `abort` share: the token, the call, the answer.
 enum UnregisterTokenReader {
+    /// Reads the token, makes `call` with it, and says `done` (an empty object in JSON).
+    static func settle(
+        keyId: String, tokens: TokenOptions, global: GlobalOptions, done: String,
+        _ call: (PinVaultClient, UnregistrationToken) async throws -> Void
+    ) async throws {
+        try await global.run { console in
+            let token = try read(tokens, global: global)
+            defer { token.wipe() }
+            let client = try global.connect()
+            defer { client.close() }
+            try await call(client, token)
+            console.show(.object([])) { console.say(done) }
+            return .success
+        }
+    }
+
     static func read(_ tokens: TokenOptions, global: GlobalOptions) throws(CommandFailure) -> UnregistrationToken {
         let input = try tokens.input()
         if input.isTerminal { try global.checkDaemon() }

@@ -38,12 +38,12 @@ final class HostileTextTests: XCTestCase {
         [.control, .format, .lineSeparator, .paragraphSeparator].contains(scalar.properties.generalCategory)
     }
 
-    private func run(_ arguments: [String], against daemon: ScriptedDaemon) throws -> Subprocess.Result {
+    private func run(_ arguments: [String], against daemon: ScriptedVarlinkServer) throws -> Subprocess.Result {
         try PinVaultBinary.run(arguments + ["--socket", daemon.socketPath])
     }
 
     func testList_escapesControlAndBidiCharacters_inUsersAndLabels_andKeepsColumnsAligned() throws {
-        let daemon = try ScriptedDaemon { _ in Self.listReply }
+        let daemon = try ScriptedVarlinkServer { _ in ScriptedVarlinkServer.reply(Self.listReply) }
         defer { daemon.stop() }
         for arguments in [["list"], ["list", "--owner-uid", "1000"]] {
             let result = try run(arguments, against: daemon)
@@ -62,7 +62,7 @@ final class HostileTextTests: XCTestCase {
     }
 
     func testListJson_escapesC1AndLineSeparators_andStillParsesToTheSameText() throws {
-        let daemon = try ScriptedDaemon { _ in Self.listReply }
+        let daemon = try ScriptedVarlinkServer { _ in ScriptedVarlinkServer.reply(Self.listReply) }
         defer { daemon.stop() }
         let result = try run(["list", "--json"], against: daemon)
         XCTAssertEqual(result.status, 0, result.description)
@@ -89,7 +89,7 @@ final class HostileTextTests: XCTestCase {
             [#"x\u{2066}\u{000A}\u{001B}[31my"#],
         ]
         for (reply, fragments) in zip(replies, expected) {
-            let daemon = try ScriptedDaemon { _ in reply }
+            let daemon = try ScriptedVarlinkServer { _ in ScriptedVarlinkServer.reply(reply) }
             defer { daemon.stop() }
             let result = try run(["list"], against: daemon)
             XCTAssertNotEqual(result.status, 0, result.description)

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 @testable import PinVaultClient
 import PinVaultProtocol
+import PinVaultTestKit
 import XCTest
 
 /// Cancelling a Task affects its own call only: a queued call is skipped without being
@@ -12,9 +13,9 @@ final class CancellationTests: XCTestCase {
 
     func testCancellingAQueuedCall_skipsIt_andLeavesTheCallInFlightAndTheConnectionAlone() async throws {
         // Every call is answered after a while, as a queued KDF would be.
-        let server = try FakeVarlinkServer { _ in
+        let server = try ScriptedVarlinkServer { _ in
             usleep(1_500_000)
-            return FakeVarlinkServer.reply(Self.valid)
+            return ScriptedVarlinkServer.reply(Self.valid)
         }
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath, timeout: .seconds(30))
@@ -40,7 +41,7 @@ final class CancellationTests: XCTestCase {
     }
 
     func testAnAnswerReceivedBeforeTheCancellation_isTheResult_andTheConnectionCloses() async throws {
-        let server = try FakeVarlinkServer { _ in FakeVarlinkServer.reply(#"{"parameters":{}}"#) }
+        let server = try ScriptedVarlinkServer { _ in ScriptedVarlinkServer.reply(#"{"parameters":{}}"#) }
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath, timeout: .seconds(30))
         let decoding = Flag()

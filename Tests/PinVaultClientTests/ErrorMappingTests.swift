@@ -1,5 +1,6 @@
 import Foundation
 import PinVaultClient
+import PinVaultTestKit
 import XCTest
 
 /// Every error name the interface declares, and the `org.varlink.service` ones, sent as
@@ -8,7 +9,7 @@ import XCTest
 final class ErrorMappingTests: XCTestCase {
     /// The error `client.getPolicy()` throws when the server answers `reply`.
     private func error(forReply reply: String) async throws -> PinVaultError? {
-        let server = try FakeVarlinkServer { _ in FakeVarlinkServer.reply(reply) }
+        let server = try ScriptedVarlinkServer { _ in ScriptedVarlinkServer.reply(reply) }
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath)
         return await thrownError { try await client.getPolicy() }
@@ -67,10 +68,10 @@ final class ErrorMappingTests: XCTestCase {
     }
 
     func testAnErrorReply_leavesTheConnectionOpen() async throws {
-        let server = try FakeVarlinkServer { frame in
+        let server = try ScriptedVarlinkServer { frame in
             String(decoding: frame, as: UTF8.self).contains("CheckPin")
-                ? FakeVarlinkServer.reply(#"{"error":"io.pinvault.Vault.Busy","parameters":{"retryAfterMilliseconds":5}}"#)
-                : FakeVarlinkServer.reply(#"{"parameters":{"deletedCount":0}}"#)
+                ? ScriptedVarlinkServer.reply(#"{"error":"io.pinvault.Vault.Busy","parameters":{"retryAfterMilliseconds":5}}"#)
+                : ScriptedVarlinkServer.reply(#"{"parameters":{"deletedCount":0}}"#)
         }
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath)

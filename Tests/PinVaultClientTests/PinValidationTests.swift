@@ -1,4 +1,5 @@
 import PinVaultClient
+import PinVaultTestKit
 import XCTest
 
 /// PINs the client refuses before sending, naming the parameter: an empty PIN (never
@@ -10,8 +11,8 @@ final class PinValidationTests: XCTestCase {
     private static let notUTF8: [UInt8] = [0x32, 0x35, 0xFF, 0x38]
 
     /// A fake daemon answering every call with a valid CheckPin reply.
-    private func server() throws -> FakeVarlinkServer {
-        try FakeVarlinkServer { _ in FakeVarlinkServer.reply(#"{"parameters":{"valid":false,"violations":["empty"]}}"#) }
+    private func server() throws -> ScriptedVarlinkServer {
+        try ScriptedVarlinkServer { _ in ScriptedVarlinkServer.reply(#"{"parameters":{"valid":false,"violations":["empty"]}}"#) }
     }
 
     func testAnEmptyPin_isInvalidParameter_forEveryMethodThatChecksAPin_andNothingIsSent() async throws {

@@ -1,4 +1,5 @@
 import PinVaultClient
+import PinVaultTestKit
 import XCTest
 
 /// `GetStats` replies as canned frames: every counter decoded, and a counter that an
@@ -8,7 +9,7 @@ final class StatsReplyTests: XCTestCase {
         + #""kdfQueueDepth":3,"kdfRunning":2,"activeConnections":5,"uptimeSeconds":60"#
 
     private func stats(forCounters counters: String) async throws -> Stats {
-        let server = try FakeVarlinkServer { _ in FakeVarlinkServer.reply(#"{"parameters":{"counters":{"# + counters + "}}}") }
+        let server = try ScriptedVarlinkServer { _ in ScriptedVarlinkServer.reply(#"{"parameters":{"counters":{"# + counters + "}}}") }
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath)
         return try await client.stats()

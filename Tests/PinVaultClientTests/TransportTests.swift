@@ -34,7 +34,7 @@ final class TransportTests: XCTestCase {
     }
 
     func testAServerThatHangsUpMidCall_isConnectionLost_andSoIsTheNextCall() async throws {
-        let server = try FakeVarlinkServer { _ in .close }
+        let server = try ScriptedVarlinkServer { _ in .close }
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath)
         let pin = PIN("258046")
@@ -46,7 +46,7 @@ final class TransportTests: XCTestCase {
     }
 
     func testAServerThatNeverAnswers_isTimedOut_andTheConnectionIsClosed() async throws {
-        let server = try FakeVarlinkServer { _ in .silence }
+        let server = try ScriptedVarlinkServer { _ in .silence }
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath, timeout: .milliseconds(200))
         let start = ContinuousClock.now
@@ -58,7 +58,7 @@ final class TransportTests: XCTestCase {
     }
 
     func testCancellingTheTask_shutsTheSocketDown_andIsCancelled() async throws {
-        let server = try FakeVarlinkServer { _ in .silence }
+        let server = try ScriptedVarlinkServer { _ in .silence }
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath, timeout: .seconds(30))
         let pin = PIN("258046")
@@ -76,7 +76,7 @@ final class TransportTests: XCTestCase {
     }
 
     func testACallFromAnAlreadyCancelledTask_isCancelled_andSendsNothing() async throws {
-        let server = try FakeVarlinkServer { _ in FakeVarlinkServer.reply(#"{"parameters":{"valid":true,"violations":[]}}"#) }
+        let server = try ScriptedVarlinkServer { _ in ScriptedVarlinkServer.reply(#"{"parameters":{"valid":true,"violations":[]}}"#) }
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath)
         let pin = PIN("258046")
@@ -91,7 +91,7 @@ final class TransportTests: XCTestCase {
     }
 
     func testClose_endsTheConnection_andLaterCallsAreConnectionLost() async throws {
-        let server = try FakeVarlinkServer { _ in .silence }
+        let server = try ScriptedVarlinkServer { _ in .silence }
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath)
         client.close()
@@ -100,7 +100,7 @@ final class TransportTests: XCTestCase {
     }
 
     func testAReplyThatIsNotJSON_isProtocolError_andClosesTheConnection() async throws {
-        let server = try FakeVarlinkServer { _ in .send(Array("this is not json".utf8) + [0]) }
+        let server = try ScriptedVarlinkServer { _ in .send(Array("this is not json".utf8) + [0]) }
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath)
         let error = await thrownError { try await client.getPolicy() }
@@ -109,7 +109,7 @@ final class TransportTests: XCTestCase {
     }
 
     func testAReplyMissingAParameter_isProtocolError_namingTheParameter() async throws {
-        let server = try FakeVarlinkServer { _ in FakeVarlinkServer.reply(#"{"parameters":{"valid":true}}"#) }
+        let server = try ScriptedVarlinkServer { _ in ScriptedVarlinkServer.reply(#"{"parameters":{"valid":true}}"#) }
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath)
         let error = await thrownError { try await client.checkPin(PIN("258046")) }
@@ -119,7 +119,7 @@ final class TransportTests: XCTestCase {
 
     func testTwoRepliesToOneCall_isProtocolError() async throws {
         let reply = Array(#"{"parameters":{"deletedCount":0}}"#.utf8) + [0]
-        let server = try FakeVarlinkServer { _ in .send(reply + reply) }
+        let server = try ScriptedVarlinkServer { _ in .send(reply + reply) }
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath)
         let error = await thrownError { try await client.resetEverything() }
@@ -128,7 +128,7 @@ final class TransportTests: XCTestCase {
 
     func testAReplyLongerThanSixteenMebibytes_isProtocolError() async throws {
         let flood = [UInt8](repeating: UInt8(ascii: " "), count: (16 << 20) + 1)
-        let server = try FakeVarlinkServer { _ in .send(flood) }
+        let server = try ScriptedVarlinkServer { _ in .send(flood) }
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath)
         let error = await thrownError { try await client.getPolicy() }
@@ -144,7 +144,7 @@ final class TransportTests: XCTestCase {
         }
         let reply = #"{"parameters":{"credentials":["# + credentials.joined(separator: ",") + "]}}"
         XCTAssertGreaterThan(reply.utf8.count, 256 * 1024)
-        let server = try FakeVarlinkServer { _ in FakeVarlinkServer.reply(reply) }
+        let server = try ScriptedVarlinkServer { _ in ScriptedVarlinkServer.reply(reply) }
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath)
         let listed = try await client.list()
@@ -158,7 +158,7 @@ final class TransportTests: XCTestCase {
     }
 
     func testAPin_isSentJSONEscapedStraightFromSecretMemory() async throws {
-        let server = try FakeVarlinkServer { _ in FakeVarlinkServer.reply(#"{"parameters":{"valid":false,"violations":["notDigits"]}}"#) }
+        let server = try ScriptedVarlinkServer { _ in ScriptedVarlinkServer.reply(#"{"parameters":{"valid":false,"violations":["notDigits"]}}"#) }
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath)
         let check = try await client.checkPin(PIN("1\"2\\3\n4é"))
@@ -171,7 +171,7 @@ final class TransportTests: XCTestCase {
     }
 
     func testResetEverything_sendsTheConfirmationItself() async throws {
-        let server = try FakeVarlinkServer { _ in FakeVarlinkServer.reply(#"{"parameters":{"deletedCount":3}}"#) }
+        let server = try ScriptedVarlinkServer { _ in ScriptedVarlinkServer.reply(#"{"parameters":{"deletedCount":3}}"#) }
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath)
         let deleted = try await client.resetEverything()

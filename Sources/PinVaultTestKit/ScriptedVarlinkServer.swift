@@ -1,15 +1,15 @@
 import Foundation
 import Glibc
-import PinVaultTestKit
 
-/// A Unix-socket server that answers each call frame with whatever a test scripts:
-/// canned replies (every error name, garbage, oversize frames), silence, or a hang-up.
+/// A stand-in for pinvaultd on a Unix socket that answers each call frame with whatever
+/// a test scripts, whatever a real daemon would allow: canned replies (every error name,
+/// garbage, oversize frames, user names with control characters), silence, or a hang-up.
 /// It records the frames it received and whether the client shut its end.
 ///
 /// Serves one connection at a time on its own thread; stops when released.
-final class FakeVarlinkServer: @unchecked Sendable {
+public final class ScriptedVarlinkServer: @unchecked Sendable {
     /// What to do with one received call frame.
-    enum Action {
+    public enum Action {
         /// Send these bytes (a whole reply frame: add the NUL yourself, or use `reply`).
         case send([UInt8])
         /// Close the connection without answering.
@@ -18,7 +18,7 @@ final class FakeVarlinkServer: @unchecked Sendable {
         case silence
     }
 
-    let socketPath: String
+    public let socketPath: String
     private let directory: TemporaryDirectory
     private let listener: Int32
     private let respond: @Sendable ([UInt8]) -> Action
@@ -29,12 +29,12 @@ final class FakeVarlinkServer: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// A reply frame for `json`, NUL included.
-    static func reply(_ json: String) -> Action {
+    public static func reply(_ json: String) -> Action {
         .send(Array(json.utf8) + [0])
     }
 
     /// Listens on a fresh socket and answers each call with `respond(frame)`.
-    init(respond: @escaping @Sendable ([UInt8]) -> Action) throws {
+    public init(respond: @escaping @Sendable ([UInt8]) -> Action) throws {
         directory = try TemporaryDirectory()
         socketPath = directory.path + "/fake.sock"
         self.respond = respond
@@ -59,23 +59,23 @@ final class FakeVarlinkServer: @unchecked Sendable {
     }
 
     /// Stops serving and waits for the server thread.
-    func stop() {
+    public func stop() {
         lock.withLock { stopping = true }
         finished.wait()
     }
 
     /// The call frames received so far (NUL excluded).
-    var received: [[UInt8]] {
+    public var received: [[UInt8]] {
         lock.withLock { frames }
     }
 
     /// Whether a client ended its stream (EOF or reset) while the server waited.
-    var clientHungUp: Bool {
+    public var clientHungUp: Bool {
         lock.withLock { sawEndOfStream }
     }
 
     /// Waits up to `timeout` seconds for `condition`.
-    func waitFor(timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
+    public func waitFor(timeout: TimeInterval = 5, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() && Date() < deadline { usleep(5_000) }
         return condition()
