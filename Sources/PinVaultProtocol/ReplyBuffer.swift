@@ -54,6 +54,16 @@ public final class ReplyBuffer: @unchecked Sendable {
         count = needed
     }
 
+    /// Appends `byteCount` bytes that `body` writes, all of them, at the pointer it is
+    /// given: one capacity check for a short run of pieces (a key with its quotes).
+    func append(byteCount: Int, _ body: (UnsafeMutableRawPointer) -> Void) {
+        let used = count
+        let needed = used + byteCount
+        if needed > capacity { grow(toHold: needed) }
+        body(base + used)
+        count = needed
+    }
+
     /// Appends the UTF-8 of a non-secret string (names, numbers, literals).
     public func append(utf8 text: String) {
         var text = text

@@ -2,6 +2,10 @@ import PinVaultCrypto
 
 /// Writes the members of one JSON object; obtained from `JSONWriter.writeObject` or a
 /// parent writer. Keys are written in call order; the caller never repeats a key.
+///
+/// Keys are literals — the interface's member names — so they are `StaticString`s,
+/// written in one append without an escape scan: a key must need no escaping (no `"`,
+/// `\` or control character), which debug builds check.
 public struct JSONObjectWriter {
     private let buffer: ReplyBuffer
     private var isFirst = true
@@ -11,74 +15,72 @@ public struct JSONObjectWriter {
     }
 
     /// `"key": "value"`.
-    public mutating func field(_ key: String, _ value: String) {
+    public mutating func field(_ key: StaticString, _ value: String) {
         writeKey(key)
         JSONWriter.appendString(value, to: buffer)
     }
 
     /// `"key": value` for an integer.
-    public mutating func field(_ key: String, _ value: Int64) {
+    public mutating func field(_ key: StaticString, _ value: Int64) {
         writeKey(key)
         JSONWriter.appendInt(value, to: buffer)
     }
 
     /// `"key": value` for an integer.
-    public mutating func field(_ key: String, _ value: Int) {
+    public mutating func field(_ key: StaticString, _ value: Int) {
         field(key, Int64(value))
     }
 
     /// `"key": true|false`.
-    public mutating func field(_ key: String, _ value: Bool) {
+    public mutating func field(_ key: StaticString, _ value: Bool) {
         writeKey(key)
         JSONWriter.appendBool(value, to: buffer)
     }
 
     /// `"key": "value"`, or nothing at all when `value` is nil (Varlink's `?string`:
     /// an absent field and a `null` one mean the same).
-    public mutating func optionalField(_ key: String, _ value: String?) {
+    public mutating func optionalField(_ key: StaticString, _ value: String?) {
         if let value { field(key, value) }
     }
 
     /// `"key": value`, or nothing when `value` is nil.
-    public mutating func optionalField(_ key: String, _ value: Int64?) {
+    public mutating func optionalField(_ key: StaticString, _ value: Int64?) {
         if let value { field(key, value) }
     }
 
     /// `"key": null`.
-    public mutating func nullField(_ key: String) {
+    public mutating func nullField(_ key: StaticString) {
         writeKey(key)
         JSONWriter.appendNull(to: buffer)
     }
 
     /// `"key": ["a", "b"]`.
-    public mutating func field(_ key: String, strings: [String]) {
+    public mutating func field(_ key: StaticString, strings: [String]) {
         arrayField(key) { array in
             for string in strings { array.element(string) }
         }
     }
 
     /// `"key": "<secret>"`, written straight from secret memory.
-    public mutating func secretField(_ key: String, _ secret: SecretBytes, encoding: SecretStringEncoding) {
+    public mutating func secretField(_ key: StaticString, _ secret: SecretBytes, encoding: SecretStringEncoding) {
         writeKey(key)
         JSONWriter.appendSecretString(secret, encoding: encoding, to: buffer)
     }
 
     /// `"key": {…}`.
-    public mutating func objectField(_ key: String, _ body: (inout JSONObjectWriter) -> Void) {
+    public mutating func objectField(_ key: StaticString, _ body: (inout JSONObjectWriter) -> Void) {
         writeKey(key)
         JSONWriter.writeObject(into: buffer, body)
     }
 
     /// `"key": […]`.
-    public mutating func arrayField(_ key: String, _ body: (inout JSONArrayWriter) -> Void) {
+    public mutating func arrayField(_ key: StaticString, _ body: (inout JSONArrayWriter) -> Void) {
         writeKey(key)
         JSONWriter.writeArray(into: buffer, body)
     }
 
-    private mutating func writeKey(_ key: String) {
-        if !isFirst { buffer.append(UInt8(ascii: ",")) }
+    private mutating func writeKey(_ key: StaticString) {
+        JSONWriter.appendKey(key, separated: !isFirst, to: buffer)
         isFirst = false
-        JSONWriter.appendString(key, to: buffer)
-        buffer.append(UInt8(ascii: ":"))
     }
 }

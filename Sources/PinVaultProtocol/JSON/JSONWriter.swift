@@ -55,6 +55,24 @@ public enum JSONWriter {
         }
     }
 
+    /// Writes `"key":`, after a comma when `separated`, for a literal key that needs no
+    /// escape: one append of the key's bytes with its punctuation.
+    static func appendKey(_ key: StaticString, separated: Bool, to buffer: ReplyBuffer) {
+        key.withUTF8Buffer { bytes in
+            assert(!bytes.contains(where: needsEscape), "a JSON key literal needs no escape")
+            let comma = separated ? 1 : 0
+            buffer.append(byteCount: comma + bytes.count + 3) { target in
+                if separated { target.storeBytes(of: UInt8(ascii: ","), as: UInt8.self) }
+                target.storeBytes(of: UInt8(ascii: "\""), toByteOffset: comma, as: UInt8.self)
+                if let source = bytes.baseAddress {
+                    (target + comma + 1).copyMemory(from: source, byteCount: bytes.count)
+                }
+                target.storeBytes(of: UInt8(ascii: "\""), toByteOffset: comma + 1 + bytes.count, as: UInt8.self)
+                target.storeBytes(of: UInt8(ascii: ":"), toByteOffset: comma + 2 + bytes.count, as: UInt8.self)
+            }
+        }
+    }
+
     /// Writes an integer: its digits are formed on the stack, not in a `String`.
     public static func appendInt(_ value: Int64, to buffer: ReplyBuffer) {
         // 19 digits and a sign hold every Int64.
