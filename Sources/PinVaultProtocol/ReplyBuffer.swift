@@ -8,6 +8,11 @@ import Glibc
 /// may not elide), and `zero()` clears it on demand. The daemon appends replies, writes
 /// them to the socket, `consume`s what was sent, and `zero()`es the rest when done.
 ///
+/// Every byte from `count` to `capacity` is zero, always: the allocation starts zeroed,
+/// appends write only at `count`, and `consume`, `zero()` and growth zero what they give
+/// up. So a buffer that was `consume`d to empty or `zero()`ed holds no trace of what it
+/// held, and can be reused for the next message; `zero()` clears only the bytes written.
+///
 /// Thread-safety: one owner at a time, like `SecretBytes`.
 ///
 /// Exclusivity: the three stored properties are exempt from Swift's dynamic
@@ -90,10 +95,17 @@ public final class ReplyBuffer: @unchecked Sendable {
         count = remaining
     }
 
-    /// Zeroes everything written and empties the buffer (capacity is kept).
+    /// Zeroes everything written and empties the buffer (capacity is kept). Only the
+    /// bytes written need it: the rest of the allocation is zero already.
     public func zero() {
-        explicit_bzero(base, capacity)
+        explicit_bzero(base, count)
         count = 0
+    }
+
+    /// Reads the whole allocation, written bytes and the (zero) rest: for tests of the
+    /// zeroing.
+    func withAllocatedBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        body(UnsafeRawBufferPointer(start: base, count: capacity))
     }
 
     /// A copy of the bytes as an array: for tests and for replies that hold no secret.

@@ -11,11 +11,15 @@ public final class CallContext: Sendable {
     public let oneway: Bool
     private let cancelled = Atomic<Bool>(false)
     private let finished = Atomic<Bool>(false)
+    /// Where the reply is written: the connection's buffer, empty and zeroed when the
+    /// call starts, and written only by the one `finish` that counts.
+    private let reply: ReplyBuffer
     private let deliver: @Sendable (ReplyBuffer) -> Void
 
-    init(peer: Peer, oneway: Bool, deliver: @escaping @Sendable (ReplyBuffer) -> Void) {
+    init(peer: Peer, oneway: Bool, reply: ReplyBuffer, deliver: @escaping @Sendable (ReplyBuffer) -> Void) {
         self.peer = peer
         self.oneway = oneway
+        self.reply = reply
         self.deliver = deliver
     }
 
@@ -24,10 +28,12 @@ public final class CallContext: Sendable {
 
     func cancel() { cancelled.store(true, ordering: .releasing) }
 
-    /// Hands the encoded reply (one Varlink message with its NUL) to the loop.
-    /// Only the first call counts.
-    func finish(with reply: ReplyBuffer) {
+    /// Has `encode` write the reply (one Varlink message with its NUL) into the call's
+    /// buffer and hands it to the loop. Only the first call counts: a later one writes
+    /// nothing, so a reply the loop is sending is never touched.
+    func finish(encoding encode: (ReplyBuffer) -> Void) {
         guard !finished.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        encode(reply)
         deliver(reply)
     }
 }

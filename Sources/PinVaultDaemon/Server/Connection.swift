@@ -6,10 +6,21 @@ import PinVaultProtocol
 /// answers calls in order, so the next frame waits for the reply to the last), and
 /// the reply being written.
 final class Connection {
+    /// A reply buffer grown beyond this many bytes is given up (and zeroed) once sent,
+    /// so that one large `List` does not pin its memory for the connection's life.
+    static let keptReplyCapacity = 4096
+
     let id: UInt64
     let fd: Int32
     let peer: Peer
     let input: InputBuffer
+    /// Where every reply of this connection is written, call after call. A call writes
+    /// it once (`CallContext.finish`), the loop sends it, and each byte sent is zeroed
+    /// (`ReplyBuffer.consume`); a reply not sent is `zero()`ed. So each call finds it
+    /// empty and zeroed, with no allocation. One call is in flight at a time.
+    private(set) var reply = ReplyBuffer()
+    /// How a call's reply gets back to the event loop: made once per connection.
+    let deliver: @Sendable (ReplyBuffer) -> Void
     /// The call being worked on, if any.
     var inFlight: CallContext?
     /// Reply bytes not yet written, and how far writing got.
@@ -26,10 +37,14 @@ final class Connection {
     /// it left in the input only the oneway calls still run.
     var peerGone = false
 
-    init(id: UInt64, fd: Int32, peer: Peer, maxMessageBytes: Int, now: Int64) throws(CryptoError) {
+    init(
+        id: UInt64, fd: Int32, peer: Peer, maxMessageBytes: Int, now: Int64,
+        deliver: @escaping @Sendable (ReplyBuffer) -> Void
+    ) throws(CryptoError) {
         self.id = id
         self.fd = fd
         self.peer = peer
+        self.deliver = deliver
         self.input = try InputBuffer(limit: maxMessageBytes)
         self.lastProgress = now
     }
@@ -41,10 +56,15 @@ final class Connection {
         output = frame
     }
 
+    /// Zeroes a finished call's reply that is not to be sent (a oneway call).
+    func discard(reply frame: ReplyBuffer) {
+        frame.zero()
+    }
+
     enum FlushResult { case done, wouldBlock, failed }
 
-    /// Writes as much pending output as the socket takes. A written reply is
-    /// released, and `ReplyBuffer` zeroes it: a BeginUnregister reply carries a token.
+    /// Writes as much pending output as the socket takes. Each byte written is zeroed
+    /// (`consume`): a BeginUnregister reply carries a token.
     func flush() -> FlushResult {
         guard let pending = output else { return .done }
         while pending.count > 0 {
@@ -59,16 +79,26 @@ final class Connection {
                 continue
             } else {
                 output = nil
+                pending.zero()
                 return .failed
             }
         }
         output = nil
+        if pending === reply && reply.capacity > Self.keptReplyCapacity {
+            reply = ReplyBuffer()
+        }
         return .done
     }
 
     /// Closes the socket, cancels the call in flight and zeroes pending output.
     func close() {
-        inFlight?.cancel()
+        if let call = inFlight {
+            // The call may still be writing its reply: the buffer is zeroed when the
+            // call lets go of it (`ReplyBuffer.deinit`), not under its feet.
+            call.cancel()
+        } else {
+            output?.zero()
+        }
         inFlight = nil
         output = nil
         Glibc.close(fd)

@@ -82,7 +82,7 @@ public final class InProcessVault {
             return .closed
         case .call(let oneway, let start):
             let answer = Answer()
-            let context = CallContext(peer: peer, oneway: oneway) { answer.deliver($0) }
+            let context = CallContext(peer: peer, oneway: oneway, reply: ReplyBuffer()) { answer.deliver($0) }
             start(context)
             let reply = answer.wait()
             if oneway { return .noReply }

@@ -149,7 +149,8 @@ final class VarlinkServer: @unchecked Sendable {
             do {
                 let connection = try Connection(
                     id: nextConnectionID, fd: fd, peer: peer,
-                    maxMessageBytes: limits.maxMessageBytes, now: MonotonicClock.milliseconds()
+                    maxMessageBytes: limits.maxMessageBytes, now: MonotonicClock.milliseconds(),
+                    deliver: replyRoute(for: nextConnectionID)
                 )
                 nextConnectionID += 1
                 connections[connection.id] = connection
@@ -296,7 +297,9 @@ final class VarlinkServer: @unchecked Sendable {
         guard let context = connection.inFlight else { return true }
         connection.inFlight = nil
         connection.lastProgress = now
-        if !context.oneway {
+        if context.oneway {
+            connection.discard(reply: reply)
+        } else {
             connection.enqueue(frame: reply)
             if connection.flush() == .failed {
                 close(connection, reason: nil)
@@ -307,9 +310,13 @@ final class VarlinkServer: @unchecked Sendable {
     }
 
     private func makeContext(for connection: Connection, oneway: Bool) -> CallContext {
-        let id = connection.id
+        CallContext(peer: connection.peer, oneway: oneway, reply: connection.reply, deliver: connection.deliver)
+    }
+
+    /// How the calls of connection `id` hand their replies back to the loop.
+    private func replyRoute(for id: UInt64) -> @Sendable (ReplyBuffer) -> Void {
         let loop = loopThread
-        return CallContext(peer: connection.peer, oneway: oneway) { [completions, wakeup] reply in
+        return { [completions, wakeup] reply in
             completions.push(connection: id, reply: reply)
             // Replies made on the loop itself are picked up after the current event;
             // only other threads need to wake it.

@@ -52,14 +52,14 @@ final class VaultDispatcher: FrameHandler {
             service.handle(
                 request,
                 peer: peer,
-                reply: { result in context.finish(with: service.encode(result)) },
+                reply: { result in context.finish { service.encode(result, into: $0) } },
                 isCancelled: { context.isCancelled }
             )
         }
     }
 
     private func serviceCall(_ call: VarlinkCall) -> FrameDisposition {
-        let buffer = ReplyBuffer()
+        let write: (ReplyBuffer) -> Void
         switch VarlinkServiceInterface.Method(rawValue: call.methodName) {
         case .getInfo:
             do {
@@ -67,7 +67,7 @@ final class VaultDispatcher: FrameHandler {
             } catch {
                 return answer(oneway: call.oneway, .invalidParameter(parameter: error.parameter))
             }
-            VarlinkReply.appendSuccess(to: buffer) { info.writeParameters(&$0) }
+            write = { [info] in VarlinkReply.appendSuccess(to: $0) { info.writeParameters(&$0) } }
         case .getInterfaceDescription:
             let name: String
             do {
@@ -82,16 +82,14 @@ final class VaultDispatcher: FrameHandler {
             case VarlinkServiceInterface.name: description = VarlinkServiceInterface.description
             default: return answer(oneway: call.oneway, .interfaceNotFound(interface: name))
             }
-            VarlinkReply.appendSuccess(to: buffer) { $0.field("description", description) }
+            write = { VarlinkReply.appendSuccess(to: $0) { $0.field("description", description) } }
         case nil:
             return answer(oneway: call.oneway, .methodNotFound(method: call.method))
         }
-        return .call(oneway: call.oneway) { $0.finish(with: buffer) }
+        return .call(oneway: call.oneway) { $0.finish(encoding: write) }
     }
 
     private func answer(oneway: Bool, _ error: VarlinkServiceError) -> FrameDisposition {
-        let buffer = ReplyBuffer()
-        VarlinkReply.appendError(error, to: buffer)
-        return .call(oneway: oneway) { $0.finish(with: buffer) }
+        .call(oneway: oneway) { $0.finish { VarlinkReply.appendError(error, to: $0) } }
     }
 }

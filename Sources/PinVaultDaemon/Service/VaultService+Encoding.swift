@@ -5,8 +5,8 @@ import PinVaultStore
 
 /// Turns results and errors into Varlink replies (DESIGN §6 names and fields).
 extension VaultService {
-    func encode(_ result: Result<VaultResult, ServiceError>) -> ReplyBuffer {
-        let buffer = ReplyBuffer()
+    /// Appends the reply for `result` to `buffer`.
+    func encode(_ result: Result<VaultResult, ServiceError>, into buffer: ReplyBuffer) {
         switch result {
         case .success(let value):
             let time = now()
@@ -16,7 +16,6 @@ extension VaultService {
         case .failure(let error):
             append(error, to: buffer)
         }
-        return buffer
     }
 
     private func write(_ value: VaultResult, at time: Int64, into reply: inout JSONObjectWriter) {
