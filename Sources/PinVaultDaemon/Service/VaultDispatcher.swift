@@ -28,14 +28,13 @@ final class VaultDispatcher: FrameHandler {
             // No method of either interface upgrades the connection.
             return answer(oneway: call.oneway, .invalidParameter(parameter: "upgrade"))
         }
-        switch call.interface {
-        case VarlinkServiceInterface.name:
-            return serviceCall(call)
-        case VaultInterface.name:
+        if call.isInterface(VaultInterface.name) {
             return vaultCall(call, peer: peer)
-        default:
-            return answer(oneway: call.oneway, .interfaceNotFound(interface: call.interface))
         }
+        if call.isInterface(VarlinkServiceInterface.name) {
+            return serviceCall(call)
+        }
+        return answer(oneway: call.oneway, .interfaceNotFound(interface: call.interface))
     }
 
     private func vaultCall(_ call: VarlinkCall, peer: Peer) -> FrameDisposition {

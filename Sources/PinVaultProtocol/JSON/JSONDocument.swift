@@ -165,6 +165,22 @@ public struct JSONDocument {
         return secret
     }
 
+    /// Whether the string at `index` decodes to exactly `name`'s UTF-8: for literal
+    /// names (Varlink's top-level fields), compared in place without a `String`.
+    public func stringEquals(_ index: Int, _ name: StaticString) -> Bool {
+        let node = nodes[index]
+        guard node.kind == .string else { return false }
+        return name.withUTF8Buffer { expected in
+            guard node.hasEscapes else {
+                return node.range.count == expected.count
+                    && UnsafeRawBufferPointer(rebasing: bytes[node.range]).hasSameBytes(as: UnsafeRawBufferPointer(expected))
+            }
+            var next = expected.makeIterator()
+            let matched = decodeString(index) { byte in next.next() == byte }
+            return matched && next.next() == nil
+        }
+    }
+
     /// Whether the string at `index` decodes to exactly `name`'s UTF-8.
     public func stringEquals(_ index: Int, _ name: String) -> Bool {
         let node = nodes[index]
@@ -173,7 +189,7 @@ public struct JSONDocument {
             guard node.range.count == name.utf8.count else { return false }
             var name = name
             return name.withUTF8 { expected in
-                UnsafeRawBufferPointer(rebasing: bytes[node.range]).elementsEqual(UnsafeRawBufferPointer(expected))
+                UnsafeRawBufferPointer(rebasing: bytes[node.range]).hasSameBytes(as: UnsafeRawBufferPointer(expected))
             }
         }
         var expected = name.utf8.makeIterator()

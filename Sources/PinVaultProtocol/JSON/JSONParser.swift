@@ -303,7 +303,7 @@ struct JSONParser {
         let a = nodes[first]
         let b = nodes[second]
         if !a.hasEscapes && !b.hasEscapes {
-            return UnsafeRawBufferPointer(rebasing: bytes[a.range]).elementsEqual(UnsafeRawBufferPointer(rebasing: bytes[b.range]))
+            return UnsafeRawBufferPointer(rebasing: bytes[a.range]).hasSameBytes(as: UnsafeRawBufferPointer(rebasing: bytes[b.range]))
         }
         return decodedKey(first) == decodedKey(second)
     }

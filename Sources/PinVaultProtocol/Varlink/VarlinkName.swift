@@ -19,12 +19,21 @@ public enum VarlinkName {
         var name = name
         return name.withUTF8 { utf8 in
             let bytes = UnsafeRawBufferPointer(utf8)
-            guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else { return nil }
-            let interface = UnsafeRawBufferPointer(rebasing: bytes[..<dot])
-            let member = UnsafeRawBufferPointer(rebasing: bytes[(dot + 1)...])
-            guard isValidInterface(utf8: interface), isValidMember(utf8: member) else { return nil }
-            return (String(decoding: interface, as: UTF8.self), String(decoding: member, as: UTF8.self))
+            guard let dot = splitOffset(qualified: bytes) else { return nil }
+            return (
+                String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<dot]), as: UTF8.self),
+                String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(dot + 1)...]), as: UTF8.self)
+            )
         }
+    }
+
+    /// The offset of the dot that splits the UTF-8 `"interface.Member"` when both halves
+    /// are valid; nil otherwise. Allocates nothing.
+    public static func splitOffset(qualified bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else { return nil }
+        guard isValidInterface(utf8: UnsafeRawBufferPointer(rebasing: bytes[..<dot])),
+              isValidMember(utf8: UnsafeRawBufferPointer(rebasing: bytes[(dot + 1)...])) else { return nil }
+        return dot
     }
 
     private static func isValidInterface(utf8: some Collection<UInt8>) -> Bool {
