@@ -5,6 +5,12 @@ import PinVaultProtocol
 /// One client connection: its peer, its input, at most one call in flight (Varlink
 /// answers calls in order, so the next frame waits for the reply to the last), and
 /// the reply being written.
+///
+/// Exclusivity: the stored variables are exempt from Swift's dynamic exclusivity check
+/// (~75 instructions per access, several per call). Only the event loop touches them,
+/// and every access is a load or a store of a reference, an integer or a flag, never
+/// passed `inout` nor held across a call that could reach this connection; any new
+/// access must keep to that.
 final class Connection {
     /// A reply buffer grown beyond this many bytes is given up (and zeroed) once sent,
     /// so that one large `List` does not pin its memory for the connection's life.
@@ -18,24 +24,24 @@ final class Connection {
     /// it once (`CallContext.finish`), the loop sends it, and each byte sent is zeroed
     /// (`ReplyBuffer.consume`); a reply not sent is `zero()`ed. So each call finds it
     /// empty and zeroed, with no allocation. One call is in flight at a time.
-    private(set) var reply = ReplyBuffer()
+    @exclusivity(unchecked) private(set) var reply = ReplyBuffer()
     /// How a call's reply gets back to the event loop: made once per connection.
     let deliver: @Sendable (ReplyBuffer) -> Void
     /// The call being worked on, if any.
-    var inFlight: CallContext?
+    @exclusivity(unchecked) var inFlight: CallContext?
     /// Reply bytes not yet written, and how far writing got.
-    private var output: ReplyBuffer?
+    @exclusivity(unchecked) private var output: ReplyBuffer?
     /// Monotonic milliseconds of the last answered call (or of the connect):
     /// a peer that dribbles bytes without completing a call does not reset it.
-    var lastProgress: Int64
+    @exclusivity(unchecked) var lastProgress: Int64
     /// The epoll interest currently registered; nil while the fd is not in the set.
-    var registeredEvents: UInt32?
+    @exclusivity(unchecked) var registeredEvents: UInt32?
     /// The peer shut down its writing side: no more input comes, but it may still be
     /// reading the replies to what it sent (`socat`, `nc -N`).
-    var inputClosed = false
+    @exclusivity(unchecked) var inputClosed = false
     /// The peer closed the connection entirely: no reply can reach it, so of what
     /// it left in the input only the oneway calls still run.
-    var peerGone = false
+    @exclusivity(unchecked) var peerGone = false
 
     init(
         id: UInt64, fd: Int32, peer: Peer, maxMessageBytes: Int, now: Int64,
