@@ -1,7 +1,8 @@
 /// The command line: `pinvault-bench --daemon PATH --config PATH --output PATH [--quick]
 /// [--swift-version TEXT] [--commit TEXT]`, or `pinvault-bench drive-getpolicy SOCKET COUNT`
 /// (round trips against a running daemon, for profiling it), or
-/// `pinvault-bench fill-store STATE_DIRECTORY COUNT` (a store as the scale test fills it).
+/// `pinvault-bench fill-store STATE_DIRECTORY COUNT` (a store as the scale test fills it),
+/// or `pinvault-bench null-peer SOCKET BYTES` (the round trips' floor, see `NullPeer`).
 enum BenchOptions {
     /// What to do.
     enum Command {
@@ -9,12 +10,14 @@ enum BenchOptions {
                        swiftVersion: String, commit: String)
         case driveGetPolicy(socketPath: String, count: Int)
         case fillStore(stateDirectory: String, count: Int)
+        case nullPeer(socketPath: String, replyBytes: Int)
     }
 
     static let usage = """
         usage: pinvault-bench --daemon PATH --config PATH --output PATH [--quick] [--swift-version TEXT] [--commit TEXT]
                pinvault-bench drive-getpolicy SOCKET COUNT
                pinvault-bench fill-store STATE_DIRECTORY COUNT
+               pinvault-bench null-peer SOCKET BYTES
         """
 
     static func parse(_ arguments: [String]) throws -> Command {
@@ -27,6 +30,10 @@ enum BenchOptions {
                 throw BenchError(usage)
             }
             return .fillStore(stateDirectory: arguments[1], count: count)
+        }
+        if arguments.first == "null-peer" {
+            guard arguments.count == 3, let bytes = Int(arguments[2]), (1...65536).contains(bytes) else { throw BenchError(usage) }
+            return .nullPeer(socketPath: arguments[1], replyBytes: bytes)
         }
         var values: [String: String] = [:]
         var quick = false

@@ -8,6 +8,8 @@ enum RoundTripBenchmark {
         daemon: DaemonInstance, agent: SSHAgentInstance, cores: Int, parameters: BenchParameters, report: Report
     ) throws {
         guard let daemonPid = daemon.pid else { throw BenchError("pinvaultd is not running") }
+        let replyBytes = try daemon.connect().call(VaultCalls.getPolicy) { $0.count + 1 }
+        let floor = try NullPeerInstance(replyBytes: replyBytes)
         var section = Report.Section("Cheap round trips")
         section.add("One connection each, the same Swift loop: a prebuilt request written with one `send`, the")
         section.add("reply read with `recv` up to its end (NUL for Varlink, the 4-byte length for ssh-agent), no JSON")
@@ -22,30 +24,41 @@ enum RoundTripBenchmark {
         section.add("mostly the hypervisor. On one core (every thread of pinvaultd and ssh-agent and the client")
         section.add("pinned to CPU 0 with `taskset --all-tasks`), the client's blocking `recv` hands the CPU")
         section.add("straight to the server and back, and the figure is the software path itself.")
+        section.add()
+        section.add("The floor: a null peer (this benchmark as `null-peer`, its own process, placed like the")
+        section.add("servers) that answers each request with \(replyBytes) bytes, GetPolicy's reply size, from a")
+        section.add("`poll`/`read`/`send` loop. A server's round trip minus the floor is what the server adds;")
+        section.add("the last row compares those.")
         let log = agent.scratch.file("taskset.log")
         for placement in [CPUPlacement.oneCore, .scheduler] {
-            try placement.apply(to: [daemonPid, agent.pid], cores: cores, log: log)
-            defer { try? CPUPlacement.scheduler.apply(to: [daemonPid, agent.pid], cores: cores, log: log) }
-            try measure(daemon: daemon, agent: agent, placement: placement, parameters: parameters, report: report, section: &section)
+            let pids = [daemonPid, agent.pid, floor.pid]
+            try placement.apply(to: pids, cores: cores, log: log)
+            defer { try? CPUPlacement.scheduler.apply(to: pids, cores: cores, log: log) }
+            try measure(daemon: daemon, agent: agent, floor: floor, placement: placement, parameters: parameters,
+                        report: report, section: &section)
         }
         report.add(section)
     }
 
     private static func measure(
-        daemon: DaemonInstance, agent: SSHAgentInstance, placement: CPUPlacement, parameters: BenchParameters,
+        daemon: DaemonInstance, agent: SSHAgentInstance, floor: NullPeerInstance, placement: CPUPlacement,
+        parameters: BenchParameters,
         report: Report, section: inout Report.Section
     ) throws {
         let vault = try daemon.connect()
         let ssh = try agent.connect()
+        let nullPeer = try floor.connect()
         let pipelinedVault = pipelined(VaultCalls.getPolicy, count: parameters.pipelinedCalls)
         let pipelinedSSH = pipelined(SSHAgentConnection.request, count: parameters.pipelinedCalls)
         for _ in 0..<200 {
             try vault.roundTrip(VaultCalls.getPolicy)
             try ssh.roundTrip()
+            try nullPeer.roundTrip(VaultCalls.getPolicy)
         }
 
         var vaultRates: [Double] = []
         var sshRates: [Double] = []
+        var floorRates: [Double] = []
         var vaultPipelined: [Double] = []
         var sshPipelined: [Double] = []
         let calls = parameters.roundTripCalls
@@ -55,6 +68,9 @@ enum RoundTripBenchmark {
             }.seconds))
             sshRates.append(Double(calls) / (try Monotonic.measure {
                 for _ in 0..<calls { try ssh.roundTrip() }
+            }.seconds))
+            floorRates.append(Double(calls) / (try Monotonic.measure {
+                for _ in 0..<calls { try nullPeer.roundTrip(VaultCalls.getPolicy) }
             }.seconds))
             vaultPipelined.append(try rate(sending: pipelinedVault, fd: vault.fd, count: parameters.pipelinedCalls) {
                 try vault.receiveSuccess()
@@ -81,9 +97,17 @@ enum RoundTripBenchmark {
                     "**\(Format.ratio(ratio))** (goal ≥ 1.5)")
         section.row("pipelined calls", Format.summary(pipelinedVaultSummary, Format.rate),
                     Format.summary(pipelinedSSHSummary, Format.rate), Format.ratio(pipelinedRatio))
-        if let vaultSummary, let sshSummary {
+        let floorSummary = Summary(floorRates)
+        section.row("floor: null peer round trips", Format.summary(floorSummary, Format.rate), "", "")
+        if let vaultSummary, let sshSummary, let floorSummary {
+            let vaultTrip = 1 / vaultSummary.median
+            let sshTrip = 1 / sshSummary.median
+            let floorTrip = 1 / floorSummary.median
             section.add()
-            section.add("Median round trip: PinVault \(Format.microseconds(1 / vaultSummary.median)), ssh-agent \(Format.microseconds(1 / sshSummary.median)).")
+            section.add("Median round trip: PinVault \(Format.microseconds(vaultTrip)), ssh-agent \(Format.microseconds(sshTrip)), "
+                        + "null peer \(Format.microseconds(floorTrip)). Above the floor: PinVault adds "
+                        + "\(Format.microseconds(vaultTrip - floorTrip)), ssh-agent \(Format.microseconds(sshTrip - floorTrip)) "
+                        + "(ssh-agent's ÷ PinVault's: \(Format.ratio((sshTrip - floorTrip) / max(vaultTrip - floorTrip, 1e-9)))).")
         }
     }
 

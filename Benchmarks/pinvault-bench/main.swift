@@ -14,6 +14,8 @@ do {
             for _ in 0..<count { try connection.roundTrip(VaultCalls.getPolicy) }
         }.seconds
         print("\(count) GetPolicy round trips in \(Format.seconds(seconds)): \(Format.rate(Double(count) / seconds))")
+    case .nullPeer(let socketPath, let replyBytes):
+        try NullPeer.serve(socketPath: socketPath, replyBytes: replyBytes)
     case .fillStore(let stateDirectory, let count):
         let outcome = try FillerStore.fill(
             stateDirectory: stateDirectory, count: count - ScaleBenchmark.ownFillerRows,
