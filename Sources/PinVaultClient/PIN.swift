@@ -38,12 +38,8 @@ public final class PIN: @unchecked Sendable {
     /// Copies `bytes` into secret memory; the caller should zero its own copy.
     public convenience init(copying bytes: some Collection<UInt8>) {
         self.init(capacity: bytes.count) { buffer in
-            var index = 0
-            for byte in bytes {
-                buffer[index] = byte
-                index += 1
-            }
-            return index
+            buffer.copyBytes(from: bytes)
+            return bytes.count
         }
     }
 
