@@ -1,16 +1,25 @@
 // swift-tools-version:6.0
 //
-// PinVault — a local credential daemon for Linux.
+// PinVault — a local credential daemon for Linux. docs/ARCHITECTURE.md explains the
+// modules; dependencies point one way, down this list:
 //
-// Dependencies point one way:
-//   C modules (CSodium, CSQLite, CPinVaultSystem)
-//     → PinVaultCrypto   every libsodium call, the secret types, the sealed-seed format
-//     → PinVaultCore     PIN policy, deny list, lockout schedule (pure values)
-//     → PinVaultStore    SQLite vault, schema and migrations, pepper file
-//     → PinVaultProtocol Varlink framing, JSON, messages and limits (no I/O)
-//     → PinVaultDaemon   event loop, peers, KDF pool, the io.pinvault.Vault service
-//     → PinVaultClient   the library apps link: one async method per interface method
-//     → pinvaultd, pinvault   the daemon and the command line
+//   pinvaultd            the executable: flags, then Daemon.run
+//   PinVaultDaemon       configuration, start-up, and the one composition root (VaultAssembly)
+//   PinVaultVarlink      the io.pinvault.Vault front door: Varlink calls ⇄ engine requests
+//   PinVaultTransport    the epoll loop, connections, peers, admission; knows no protocol
+//   PinVaultEngine       the vault: requests, PIN checks, lockout, pools; knows no protocol
+//   PinVaultStore        SQLite vault, schema and migrations, pepper file, state directory
+//   PinVaultProtocol     Varlink wire format: framing, JSON, messages, limits (no I/O)
+//   PinVaultCore         PIN policy, deny list, lockout schedule (pure values)
+//   PinVaultCrypto       every libsodium call, the secret types, the sealed-seed format
+//   PinVaultSystem       system calls (EINTR once), files, Unix socket addresses, locks
+//   CSodium, CSQLite, CPinVaultSystem   C modules, no logic
+//
+// Beside them: PinVaultClient (the library apps link) and pinvault (the command line)
+// over Protocol; PinVaultEmbedded (the in-process vault for the fuzzer and tests) and
+// PinVaultTestKit (launcher, raw client, memory reader) for tests, benchmarks and the
+// fuzzer only. The interface's Swift is generated from io.pinvault.Vault.varlink at
+// build time (Plugins/GenerateVarlinkInterface).
 import PackageDescription
 
 let package = Package(
@@ -38,22 +47,45 @@ let package = Package(
         ),
         .target(name: "CPinVaultSystem"),
 
-        // Secrets and cryptography.
+        // The system, secrets, and rules with no I/O.
+        .target(name: "PinVaultSystem", dependencies: ["CPinVaultSystem"]),
         .target(name: "PinVaultCrypto", dependencies: ["CSodium"]),
-
-        // Domain rules with no I/O.
         .target(name: "PinVaultCore", dependencies: ["PinVaultCrypto"]),
 
-        // Storage and wire protocol.
-        .target(name: "PinVaultStore", dependencies: ["PinVaultCrypto", "CSQLite"]),
-        .target(name: "PinVaultProtocol", dependencies: ["PinVaultCrypto"]),
+        // Storage and the Varlink wire format.
+        .target(name: "PinVaultStore", dependencies: ["PinVaultCrypto", "PinVaultSystem", "CSQLite"]),
+        .target(
+            name: "PinVaultProtocol",
+            dependencies: ["PinVaultCrypto"],
+            plugins: ["GenerateVarlinkInterface"]
+        ),
 
-        // The daemon.
+        // The vault engine and the transport, side by side; the front door over both.
+        .target(
+            name: "PinVaultEngine",
+            dependencies: [
+                "PinVaultCore", "PinVaultCrypto", "PinVaultStore", "PinVaultSystem",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "PinVaultTransport",
+            dependencies: [
+                "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "PinVaultVarlink",
+            dependencies: ["PinVaultEngine", "PinVaultTransport", "PinVaultProtocol", "PinVaultCore", "PinVaultCrypto"]
+        ),
+
+        // The daemon: configuration, start-up, the composition root; and its executable.
         .target(
             name: "PinVaultDaemon",
             dependencies: [
-                "PinVaultCrypto", "PinVaultCore", "PinVaultStore", "PinVaultProtocol",
-                "CPinVaultSystem",
+                "PinVaultVarlink", "PinVaultEngine", "PinVaultTransport", "PinVaultStore",
+                "PinVaultCore", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -67,19 +99,37 @@ let package = Package(
         ),
 
         // The client library and the command line.
-        .target(name: "PinVaultClient", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
+        .target(name: "PinVaultClient", dependencies: ["PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem"]),
         .executableTarget(
             name: "pinvault",
             dependencies: [
-                "PinVaultClient",
+                "PinVaultClient", "PinVaultSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
+        // The interface's Swift, generated from io.pinvault.Vault.varlink at build time.
+        .plugin(
+            name: "GenerateVarlinkInterface",
+            capability: .buildTool(),
+            dependencies: ["varlink-interface-generator"]
+        ),
+        .executableTarget(name: "varlink-interface-generator", path: "Plugins/varlink-interface-generator"),
+
+        // Never shipped: the in-process vault (fuzzer, tests) and the test kit.
+        .target(
+            name: "PinVaultEmbedded",
+            dependencies: [
+                "PinVaultDaemon", "PinVaultTransport", "PinVaultStore", "PinVaultCore", "PinVaultCrypto",
+                "PinVaultSystem", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "PinVaultTestKit", dependencies: ["PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem"]),
+
         // `make bench`: PinVault beside raw Argon2id and ssh-agent, in one run.
         .executableTarget(
             name: "pinvault-bench",
-            dependencies: ["PinVaultClient", "PinVaultProtocol", "PinVaultCrypto", "PinVaultStore", "CSodium"],
+            dependencies: ["PinVaultTestKit", "PinVaultProtocol", "PinVaultCrypto", "PinVaultStore", "PinVaultSystem", "CSodium"],
             path: "Benchmarks/pinvault-bench"
         ),
 
@@ -87,26 +137,42 @@ let package = Package(
         // plainly it replays Fuzz/corpus (a regression run).
         .executableTarget(
             name: "pinvault-fuzz",
-            dependencies: ["PinVaultDaemon", "PinVaultProtocol", "PinVaultCrypto"],
+            dependencies: ["PinVaultEmbedded", "PinVaultTransport", "PinVaultProtocol", "PinVaultCrypto"],
             path: "Fuzz/pinvault-fuzz"
         ),
 
-        // Test support: spawns a real daemon, speaks raw Varlink.
-        .target(name: "PinVaultTestKit", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
-
+        .testTarget(name: "PinVaultSystemTests", dependencies: ["PinVaultSystem"]),
         .testTarget(name: "PinVaultCryptoTests", dependencies: ["PinVaultCrypto"]),
         .testTarget(name: "PinVaultCoreTests", dependencies: ["PinVaultCore", "PinVaultCrypto"]),
-        .testTarget(name: "PinVaultStoreTests", dependencies: ["PinVaultStore", "PinVaultCrypto"]),
+        .testTarget(name: "PinVaultStoreTests", dependencies: ["PinVaultStore", "PinVaultCrypto", "PinVaultSystem"]),
         .testTarget(name: "PinVaultProtocolTests", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
         .testTarget(
+            name: "PinVaultEngineTests",
+            dependencies: [
+                "PinVaultEngine", "PinVaultStore", "PinVaultCore", "PinVaultCrypto", "PinVaultSystem",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "PinVaultTransportTests",
+            dependencies: ["PinVaultTransport", "PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem"]
+        ),
+        .testTarget(
+            name: "PinVaultVarlinkTests",
+            dependencies: [
+                "PinVaultVarlink", "PinVaultEmbedded", "PinVaultEngine", "PinVaultTransport", "PinVaultProtocol",
+                "PinVaultCrypto", "PinVaultClient",
+            ]
+        ),
+        .testTarget(
             name: "PinVaultDaemonTests",
-            dependencies: ["PinVaultDaemon", "PinVaultCore", "PinVaultCrypto", "PinVaultProtocol"]
+            dependencies: ["PinVaultDaemon", "PinVaultCore", "PinVaultCrypto"]
         ),
         .testTarget(
             name: "PinVaultIntegrationTests",
             dependencies: ["PinVaultTestKit", "PinVaultProtocol", "PinVaultCrypto"]
         ),
-        .testTarget(name: "PinVaultClientTests", dependencies: ["PinVaultClient", "PinVaultTestKit"]),
+        .testTarget(name: "PinVaultClientTests", dependencies: ["PinVaultClient", "PinVaultTestKit", "PinVaultProtocol"]),
         .testTarget(name: "PinVaultCLITests", dependencies: ["PinVaultTestKit"]),
         .testTarget(
             name: "PinVaultAdversarialTests",

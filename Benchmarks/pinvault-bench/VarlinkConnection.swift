@@ -1,4 +1,5 @@
 import Glibc
+import PinVaultCrypto
 import PinVaultProtocol
 
 /// One Varlink connection driven the plainest way: a prebuilt call written with one

@@ -7,8 +7,14 @@ enum ClientDecoding {
     static func exercise(_ frame: UnsafeRawBufferPointer) {
         guard let message = try? VarlinkReplyMessage.parse(frame) else { return }
         let parameters = message.parameters
-        if let error = message.error {
-            _ = try? VaultError(qualifiedName: error, parameters: parameters)
+        if let error = message.error, let name = VaultErrorName(qualifiedName: error) {
+            // Each parameter the interface declares for the error, read as each type the
+            // client reads error parameters as.
+            for key in name.parameterNames {
+                _ = try? parameters.int(key, required: true, range: Int64.min...Int64.max)
+                _ = try? parameters.strings(key, required: true, bytes: 1...64)
+                _ = try? parameters.time(key, required: true)
+            }
         }
         _ = try? VaultCredential(from: parameters)
         _ = try? VaultPinPolicy(from: parameters)

@@ -1,6 +1,7 @@
 import Glibc
-import PinVaultDaemon
+import PinVaultEmbedded
 import PinVaultProtocol
+import PinVaultTransport
 
 /// One fuzz input, end to end: the bytes are a stream from one peer, split into
 /// frames by `VarlinkFrameReader`, each frame answered by pinvaultd's dispatcher and

@@ -6,44 +6,58 @@ extension PinVaultError {
     /// an `org.varlink.service` one, with its parameters. A name the client does not
     /// know, or known parameters that are malformed, are a `.protocolError` naming it.
     init(replyError name: String, parameters: ParameterDecoder) {
-        let vaultError: VaultError?
-        do {
-            vaultError = try VaultError(qualifiedName: name, parameters: parameters)
-        } catch {
-            self = .protocolError("the error \(name) has a malformed parameter \"\(error.parameter)\"")
-            return
-        }
-        if let vaultError {
-            self = PinVaultError(vaultError)
+        if let vault = VaultErrorName(qualifiedName: name) {
+            do {
+                self = try Self.decode(vault, parameters)
+            } catch {
+                self = .protocolError("the error \(name) has a malformed parameter \"\(error.parameter)\"")
+            }
         } else if let serviceError = VarlinkServiceError(name: name, parameters: parameters) {
-            self = PinVaultError(serviceError)
+            self = PinVaultError(service: serviceError)
         } else {
             self = .protocolError("the daemon answered an unknown error \(name)")
         }
     }
 
-    /// The public form of an `io.pinvault.Vault` error.
-    init(_ error: VaultError) {
-        switch error {
-        case .wrongPin(let remaining): self = .wrongPin(remainingAttempts: Int(remaining))
-        case .lockedOut(let seconds): self = .lockedOut(retryAfter: .seconds(max(seconds, 0)))
-        case .credentialBlocked: self = .credentialBlocked
-        case .credentialWiped: self = .credentialWiped
-        case .pinPolicyViolation(let violations): self = .pinPolicyViolation(violations.map(PinViolation.init(rawValue:)))
-        case .noSuchCredential: self = .noSuchCredential
-        case .ambiguousCredential(let keyIds): self = .ambiguousCredential(keyIds: keyIds)
-        case .tooManyCredentials(let limit): self = .tooManyCredentials(limit: Int(limit))
-        case .unregistrationPending(let expiresAt): self = .unregistrationPending(expiresAt: Date(unixSeconds: expiresAt))
-        case .invalidToken: self = .invalidToken
-        case .busy(let milliseconds): self = .busy(retryAfter: .milliseconds(max(milliseconds, 0)))
-        case .internalError: self = .internalError
+    /// The client's side of the one error table: each error the interface file declares,
+    /// decoded with its parameters. The switch is exhaustive over the generated
+    /// `VaultErrorName`, so an error added to the file does not build until it is here.
+    private static func decode(_ name: VaultErrorName, _ p: ParameterDecoder) throws(ParameterError) -> PinVaultError {
+        let count = Int64.min...Int64.max
+        func int(_ key: String) throws(ParameterError) -> Int64 { try p.int(key, required: true, range: count) ?? 0 }
+        func strings(_ key: String) throws(ParameterError) -> [String] { try p.strings(key, required: true, bytes: 1...64) ?? [] }
+        switch name {
+        case .wrongPin:
+            return .wrongPin(remainingAttempts: Int(clamping: try int("remainingAttempts")))
+        case .lockedOut:
+            return .lockedOut(retryAfter: .seconds(max(try int("retryAfterSeconds"), 0)))
+        case .credentialBlocked:
+            return .credentialBlocked
+        case .credentialWiped:
+            return .credentialWiped
+        case .pinPolicyViolation:
+            return .pinPolicyViolation(try strings("violations").map(PinViolation.init(rawValue:)))
+        case .noSuchCredential:
+            return .noSuchCredential
+        case .ambiguousCredential:
+            return .ambiguousCredential(keyIds: try strings("keyIds"))
+        case .tooManyCredentials:
+            return .tooManyCredentials(limit: Int(clamping: try int("limit")))
+        case .unregistrationPending:
+            return .unregistrationPending(expiresAt: Date(unixSeconds: try p.time("expiresAt", required: true) ?? 0))
+        case .invalidToken:
+            return .invalidToken
+        case .busy:
+            return .busy(retryAfter: .milliseconds(max(try int("retryAfterMilliseconds"), 0)))
+        case .internalError:
+            return .internalError
         }
     }
 
     /// The public form of an `org.varlink.service` error. `MethodNotImplemented` (a
     /// declared method the service lacks) is `.methodNotFound` to a caller;
     /// `ExpectedMore` cannot answer a PinVault call and is a `.protocolError`.
-    init(_ error: VarlinkServiceError) {
+    init(service error: VarlinkServiceError) {
         switch error {
         case .interfaceNotFound(let interface): self = .interfaceNotFound(interface)
         case .methodNotFound(let method), .methodNotImplemented(let method): self = .methodNotFound(method)

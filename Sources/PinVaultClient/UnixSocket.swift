@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinVaultSystem
 
 /// The client's end of a Unix stream socket: connect, then non-blocking sends and
 /// receives bounded by `poll` deadlines.
@@ -25,34 +26,11 @@ final class UnixSocket: @unchecked Sendable {
     /// Connects to the socket at `path` (blocking; a local connect does not wait on the
     /// daemon's work). The descriptor is close-on-exec.
     init(path: String) throws(PinVaultError) {
-        let bytes = Array(path.utf8)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        guard !bytes.isEmpty, !bytes.contains(0) else {
-            throw .daemonUnavailable(socketPath: path, errno: EINVAL)
+        do {
+            descriptor = try PinVaultSystem.UnixSocket.connect(path: path)
+        } catch {
+            throw .daemonUnavailable(socketPath: path, errno: error.errno)
         }
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            throw .daemonUnavailable(socketPath: path, errno: ENAMETOOLONG)
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            raw.copyBytes(from: bytes)
-        }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw .daemonUnavailable(socketPath: path, errno: errno) }
-        var result: Int32
-        repeat {
-            result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-                }
-            }
-        } while result != 0 && errno == EINTR
-        guard result == 0 || errno == EISCONN else {
-            let code = errno
-            Glibc.close(fd)
-            throw .daemonUnavailable(socketPath: path, errno: code)
-        }
-        descriptor = fd
     }
 
     deinit {
@@ -83,19 +61,23 @@ final class UnixSocket: @unchecked Sendable {
     /// Sends all of `bytes` before `deadline`, without SIGPIPE.
     func send(_ bytes: UnsafeRawBufferPointer, deadline: ContinuousClock.Instant) throws(Failure) {
         let fd = try open()
+        guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
-            guard let base = bytes.baseAddress else { return }
-            let sent = Glibc.send(fd, base + offset, bytes.count - offset, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
-            if sent > 0 {
-                offset += sent
-            } else if sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                try wait(fd, for: Int16(POLLOUT), until: deadline)
-            } else if sent < 0 && errno == EINTR {
-                continue
-            } else {
+            let sent: Int?
+            do {
+                sent = try Syscall.nonBlocking("send") {
+                    Glibc.send(fd, base + offset, bytes.count - offset, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+                }
+            } catch {
                 throw .closed
             }
+            guard let sent else {
+                try wait(fd, for: Int16(POLLOUT), until: deadline)
+                continue
+            }
+            guard sent > 0 else { throw .closed }
+            offset += sent
         }
     }
 
@@ -105,14 +87,18 @@ final class UnixSocket: @unchecked Sendable {
         let fd = try open()
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
-            let received = recv(fd, base, buffer.count, Int32(MSG_DONTWAIT))
-            if received > 0 { return received }
-            if received == 0 { throw .closed }
-            switch errno {
-            case EAGAIN, EWOULDBLOCK: try wait(fd, for: Int16(POLLIN), until: deadline)
-            case EINTR: continue
-            default: throw .closed
+            let received: Int?
+            do {
+                received = try Syscall.nonBlocking("recv") { recv(fd, base, buffer.count, Int32(MSG_DONTWAIT)) }
+            } catch {
+                throw .closed
             }
+            guard let received else {
+                try wait(fd, for: Int16(POLLIN), until: deadline)
+                continue
+            }
+            guard received > 0 else { throw .closed }
+            return received
         }
     }
 
@@ -129,10 +115,14 @@ final class UnixSocket: @unchecked Sendable {
             let remaining = deadline - ContinuousClock.now
             guard remaining > .zero else { throw .timedOut }
             var entry = pollfd(fd: fd, events: events, revents: 0)
-            let ready = poll(&entry, 1, Self.milliseconds(remaining))
+            let ready: Int32
+            do {
+                ready = try Syscall.run("poll") { poll(&entry, 1, Self.milliseconds(remaining)) }
+            } catch {
+                throw .closed
+            }
             if ready > 0 { return }
-            if ready == 0 { continue }  // the deadline is checked at the top
-            guard errno == EINTR else { throw .closed }
+            // Nothing yet: the deadline is checked at the top.
         }
     }
 

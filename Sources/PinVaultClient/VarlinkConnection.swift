@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import PinVaultCrypto
 import PinVaultProtocol
 
 /// One Varlink connection and the serial queue its blocking I/O runs on.
@@ -186,7 +187,7 @@ extension PinVaultError {
     /// Whether the error leaves the stream in an unknown state, so that the connection
     /// must be closed: every transport and protocol error; not the daemon's answers.
     var closesConnection: Bool {
-        switch self {
+        switch code {
         case .connectionLost, .timedOut, .cancelled, .protocolError: true
         default: false
         }

@@ -3,6 +3,8 @@ import Logging
 import PinVaultCore
 import PinVaultCrypto
 import PinVaultStore
+import PinVaultSystem
+import PinVaultTransport
 
 /// pinvaultd from start to exit: harden the process, read the configuration, open
 /// the store and the pepper, listen, serve until SIGTERM/SIGINT, drain, close.
@@ -61,7 +63,7 @@ public enum Daemon {
         }
         // Flag, then file, then systemd's StateDirectory= (the first, when it lists
         // several), then the fallback.
-        let systemd = environment("STATE_DIRECTORY")
+        let systemd = ProcessEnvironment.value("STATE_DIRECTORY")
             .flatMap { $0.split(separator: ":").first.map(String.init) }
         configuration.store.stateDirectory = options.stateDirectory
             ?? configuration.store.stateDirectory
@@ -104,7 +106,7 @@ public enum Daemon {
         let pepper: Pepper
         do {
             let (loaded, source) = try PepperFile.load(
-                credentialsDirectory: environment("CREDENTIALS_DIRECTORY"),
+                credentialsDirectory: ProcessEnvironment.value("CREDENTIALS_DIRECTORY"),
                 stateDirectory: stateDirectory,
                 recordsExist: recordCount > 0
             )
@@ -123,44 +125,22 @@ public enum Daemon {
         }
         let listeners = try listen(configuration, logger: logger)
 
-        let kdf = configuration.kdf
-        let processors = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
-        let kdfPool = try WorkPool(
-            name: "pv-kdf",
-            threads: kdf.maxParallel > 0 ? kdf.maxParallel : max(processors, 1),
-            queueMax: kdf.queueMax,
-            perUidMax: kdf.queuePerUid
+        let vault = try VaultAssembly(
+            configuration: configuration, store: store, pepper: pepper, logger: logger,
+            processors: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         )
-        let storeQueue = try WorkPool(
-            name: "pv-store",
-            threads: 1,
-            queueMax: configuration.server.maxConnections,
-            perUidMax: configuration.server.maxConnectionsPerUid
-        )
-        let stats = ServiceStats()
-        let service = VaultService(
-            settings: VaultService.Settings(
-                policy: configuration.policy,
-                lockout: configuration.lockout,
-                kdf: kdf.parameters,
-                unregisterExpirySeconds: configuration.unregister.expirySeconds,
-                maxCredentialsPerUser: configuration.credentials.maxPerUser,
-                maxCredentialsPerUid: configuration.credentials.maxPerUid
-            ),
-            store: store, pepper: pepper, kdfPool: kdfPool, storeQueue: storeQueue,
-            stats: stats, logger: logger
-        )
-        let server = try VarlinkServer(
-            listeners: listeners,
+        defer { vault.shutdown() }
+        let server = try Server(
+            doors: listeners.map { Server.Door(listener: $0, handler: vault.varlink) },
             limits: limits,
-            handler: VaultDispatcher(service: service, version: PinVaultVersion.current),
-            stats: stats,
+            stats: vault.serverStats,
             notifier: notifier,
             logger: logger
         )
 
+        let kdf = configuration.kdf
         let status = "Serving \(recordCount) credentials; KDF opslimit \(kdf.parameters.opslimit), "
-            + "memlimit \(kdf.parameters.memlimit >> 20) MiB, \(kdfPool.threadCount) in parallel"
+            + "memlimit \(kdf.parameters.memlimit >> 20) MiB, \(vault.engine.kdfThreadCount) in parallel"
         logger.notice("pinvaultd \(PinVaultVersion.current) ready", metadata: [
             "socket": "\(configuration.server.socketPath)",
             "state": "\(stateDirectory)",
@@ -169,9 +149,6 @@ public enum Daemon {
         notifier.ready(status: status)
 
         try server.run()
-
-        kdfPool.shutdown()
-        storeQueue.shutdown()
         logger.notice("stopped")
         return .success
     }
@@ -186,7 +163,6 @@ public enum Daemon {
                 allowed.insert(try GroupDatabase.gid(named: name))
             }
             return ServerLimits(
-                maxMessageBytes: configuration.server.maxMessageBytes,
                 maxConnections: configuration.server.maxConnections,
                 maxConnectionsPerUid: configuration.server.maxConnectionsPerUid,
                 idleTimeoutSeconds: configuration.server.idleTimeoutSeconds,

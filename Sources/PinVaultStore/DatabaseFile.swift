@@ -1,4 +1,5 @@
 import Glibc
+import PinVaultSystem
 
 /// Makes sure the database file exists as a private regular file before SQLite opens it.
 enum DatabaseFile {
@@ -9,13 +10,13 @@ enum DatabaseFile {
     static func prepare(path: String) throws(StoreError) {
         let fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0o600)
         guard fd >= 0 else {
-            let failure = FileSystemError.last("open")
+            let failure = SystemError.last("open")
             if failure.errno == ELOOP { throw StoreError.cannotOpen(path: path, reason: "is a symlink") }
             throw StoreError.cannotOpen(path: path, reason: failure.description)
         }
         defer { Glibc.close(fd) }
         let status: FileStatus
-        do throws(FileSystemError) {
+        do throws(SystemError) {
             status = try FileStatus.fstat(fd)
         } catch {
             throw StoreError.cannotOpen(path: path, reason: error.description)
@@ -28,7 +29,7 @@ enum DatabaseFile {
         }
         guard !status.isAccessibleByOthers else {
             throw StoreError.cannotOpen(
-                path: path, reason: "mode \(octal(status.permissions)) gives group or others access")
+                path: path, reason: "mode \(status.octalPermissions) gives group or others access")
         }
     }
 }

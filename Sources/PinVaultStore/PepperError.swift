@@ -1,4 +1,5 @@
 import PinVaultCrypto
+import PinVaultSystem
 
 /// Why no pepper could be had. Names the path and the reason, never the contents.
 public struct PepperError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -17,7 +18,7 @@ public struct PepperError: Error, Equatable, Sendable, CustomStringConvertible {
         /// No pepper file, but the vault holds records: a new pepper would lock them out.
         case missingWithRecords
         /// A system call failed.
-        case system(FileSystemError)
+        case system(SystemError)
         /// Secret memory or randomness could not be had.
         case crypto(CryptoError)
     }
@@ -38,7 +39,7 @@ public struct PepperError: Error, Equatable, Sendable, CustomStringConvertible {
         case .symlink: why = "is a symlink"
         case .notRegularFile: why = "not a regular file"
         case .wrongOwner(let uid): why = "owned by uid \(uid), not by this process's effective uid"
-        case .accessibleByOthers(let mode): why = "mode \(octal(mode)) gives group or others access"
+        case .accessibleByOthers(let mode): why = "mode \(FileStatus.octal(mode)) gives group or others access"
         case .missingWithRecords:
             why = "missing while the vault holds credentials; restore it (a new pepper would make them unopenable)"
         case .system(let error): why = error.description

@@ -1,5 +1,6 @@
 import Glibc
 import PinVaultCrypto
+import PinVaultSystem
 
 /// Finds, checks, or makes the 32-byte pepper (DESIGN §3). The bytes go from `read(2)`
 /// straight into secret memory, never through a Swift array.
@@ -40,7 +41,7 @@ public enum PepperFile {
         if let pepper = try read(path: path, mustBePrivate: true) {
             return (pepper, .stateFile(path: path))
         }
-        throw PepperError(path: path, reason: .system(FileSystemError(call: "open", errno: ENOENT)))
+        throw PepperError(path: path, reason: .system(SystemError(call: "open", errno: ENOENT)))
     }
 
     /// The pepper at `path`, or nil when there is no file there. `mustBePrivate` adds the
@@ -58,7 +59,7 @@ public enum PepperFile {
         }
         defer { close(fd) }
         let status: FileStatus
-        do throws(FileSystemError) {
+        do throws(SystemError) {
             status = try FileStatus.fstat(fd)
         } catch {
             throw fail(.system(error))
@@ -75,9 +76,9 @@ public enum PepperFile {
         } catch {
             throw fail(.crypto(error))
         }
-        do throws(FileSystemError) {
-            try secret.fill { (buffer) throws(FileSystemError) -> Int in
-                try readAll(fd, into: buffer)
+        do throws(SystemError) {
+            try secret.fill { (buffer) throws(SystemError) -> Int in
+                try FileDescriptor.readFully(fd, into: buffer)
             }
         } catch {
             throw fail(.system(error))
@@ -86,23 +87,6 @@ public enum PepperFile {
             throw fail(.wrongSize(secret.count))
         }
         return pepper
-    }
-
-    /// Reads until end of file or a full buffer; returns the bytes read.
-    private static func readAll(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(FileSystemError) -> Int {
-        guard let base = buffer.baseAddress else { return 0 }
-        var total = 0
-        while total < buffer.count {
-            let got = Glibc.read(fd, base + total, buffer.count - total)
-            if got > 0 {
-                total += got
-            } else if got == 0 {
-                break
-            } else if errno != EINTR {
-                throw FileSystemError.last("read")
-            }
-        }
-        return total
     }
 
     /// Makes a new pepper file; nil when one appeared meanwhile (EEXIST).
@@ -120,10 +104,10 @@ public enum PepperFile {
             } catch {
                 throw fail(.crypto(error))
             }
-            do throws(FileSystemError) {
+            do throws(SystemError) {
                 // The umask may have narrowed 0600; the daemon must be able to read it back.
                 guard fchmod(fd, 0o600) == 0 else { throw .last("fchmod") }
-                try pepper.secret.withUnsafeBytes { (bytes) throws(FileSystemError) in try writeAll(fd, bytes) }
+                try pepper.secret.withUnsafeBytes { (bytes) throws(SystemError) in try FileDescriptor.writeFully(fd, bytes) }
                 guard fsync(fd) == 0 else { throw .last("fsync") }
             } catch {
                 throw fail(.system(error))
@@ -138,35 +122,12 @@ public enum PepperFile {
             unlink(path)
             throw fail(.system(.last("close")))
         }
-        do throws(FileSystemError) {
-            try syncDirectory(directory)
+        do throws(SystemError) {
+            try FileDescriptor.syncDirectory(directory)
         } catch {
             // The file itself is complete and synced; only its directory entry may not be.
             throw PepperError(path: directory, reason: .system(error))
         }
         return pepper
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws(FileSystemError) {
-        guard let base = bytes.baseAddress else { return }
-        var total = 0
-        while total < bytes.count {
-            let put = write(fd, base + total, bytes.count - total)
-            if put > 0 {
-                total += put
-            } else if put < 0 && errno != EINTR {
-                throw FileSystemError.last("write")
-            } else if put == 0 {
-                throw FileSystemError(call: "write", errno: EIO)
-            }
-        }
-    }
-
-    /// fsyncs a directory, so that a new entry in it survives a power cut.
-    private static func syncDirectory(_ path: String) throws(FileSystemError) {
-        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw .last("open") }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw .last("fsync") }
     }
 }

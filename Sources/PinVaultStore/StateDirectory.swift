@@ -1,4 +1,5 @@
 import Glibc
+import PinVaultSystem
 
 /// The daemon's state directory (`vault.sqlite`, `pepper`): private to the daemon's uid.
 public enum StateDirectory {
@@ -10,17 +11,17 @@ public enum StateDirectory {
             StateDirectoryError(path: path, reason: reason)
         }
         var status: FileStatus?
-        do throws(FileSystemError) {
+        do throws(SystemError) {
             status = try FileStatus.lstat(path)
             if status == nil {
                 // EEXIST: someone made it between lstat and mkdir; check what they made.
-                if mkdir(path, 0o700) != 0 && errno != EEXIST { throw FileSystemError.last("mkdir") }
+                if mkdir(path, 0o700) != 0 && errno != EEXIST { throw SystemError.last("mkdir") }
                 status = try FileStatus.lstat(path)
             }
         } catch {
             throw fail(.system(error))
         }
-        guard let status else { throw fail(.system(FileSystemError(call: "lstat", errno: ENOENT))) }
+        guard let status else { throw fail(.system(SystemError(call: "lstat", errno: ENOENT))) }
         switch status.kind {
         case .directory: break
         case .symlink: throw fail(.symlink)

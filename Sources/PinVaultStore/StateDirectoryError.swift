@@ -1,3 +1,5 @@
+import PinVaultSystem
+
 /// Why the state directory cannot be used. Names the path and the reason.
 public struct StateDirectoryError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What is wrong with the directory.
@@ -11,7 +13,7 @@ public struct StateDirectoryError: Error, Equatable, Sendable, CustomStringConve
         /// Group or others may write to it; the mode is given.
         case writableByOthers(mode: UInt32)
         /// A system call failed.
-        case system(FileSystemError)
+        case system(SystemError)
     }
 
     /// The directory in question.
@@ -29,7 +31,7 @@ public struct StateDirectoryError: Error, Equatable, Sendable, CustomStringConve
         case .notDirectory: why = "not a directory"
         case .symlink: why = "is a symlink"
         case .wrongOwner(let uid): why = "owned by uid \(uid), not by this process's effective uid"
-        case .writableByOthers(let mode): why = "mode \(octal(mode)) lets group or others write"
+        case .writableByOthers(let mode): why = "mode \(FileStatus.octal(mode)) lets group or others write"
         case .system(let error): why = error.description
         }
         return "state directory \(path): \(why)"

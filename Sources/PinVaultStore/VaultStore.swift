@@ -1,4 +1,5 @@
 import Glibc
+import PinVaultSystem
 
 /// The vault database: one SQLite file in WAL mode, `synchronous=FULL`,
 /// `secure_delete=ON`, with a versioned schema.
@@ -16,7 +17,7 @@ public final class VaultStore: @unchecked Sendable {
 
     /// The database file.
     public let path: String
-    private let lock: StoreLock
+    private let lock: CheckedLock
     /// Guarded by `lock`; nil once closed.
     private var connection: SQLiteConnection?
 
@@ -26,7 +27,7 @@ public final class VaultStore: @unchecked Sendable {
     public init(path: String) throws(StoreError) {
         self.path = path
         do {
-            lock = try StoreLock()
+            lock = try CheckedLock()
         } catch {
             throw StoreError.cannotOpen(path: path, reason: error.description)
         }
@@ -66,7 +67,7 @@ public final class VaultStore: @unchecked Sendable {
     /// Closes the database (checkpointing the WAL when this is the last connection).
     /// Waits for a running `read` or `write`; later ones fail with `StoreError.closed`.
     public func close() {
-        _ = try? lock.withLock {
+        _ = try? withLock {
             connection?.close()
             connection = nil
         }
@@ -75,14 +76,22 @@ public final class VaultStore: @unchecked Sendable {
     /// Runs `body` with the raw connection under the lock, outside any transaction.
     /// For tests and diagnostics (pragma read-back, checkpoints).
     func withConnection<T>(_ body: (SQLiteConnection) throws -> T) throws -> T {
-        try lock.withLock {
+        try withLock {
             guard let connection else { throw StoreError.closed }
             return try body(connection)
         }
     }
 
+    /// Runs `body` holding the store's lock; a `read` or `write` nested in another on
+    /// the same thread is `StoreError.reentrantAccess` instead of a deadlock.
+    private func withLock<T>(_ body: () throws -> T) throws -> T {
+        try lock.withLock(body) { code in
+            code == EDEADLK ? StoreError.reentrantAccess : StoreError.lockFailed(code)
+        }
+    }
+
     private func transaction<T>(begin: String, _ body: (TransactionScope) throws -> T) throws -> T {
-        try lock.withLock {
+        try withLock {
             guard let connection else { throw StoreError.closed }
             try connection.execute(begin)
             let scope = TransactionScope(connection: connection)

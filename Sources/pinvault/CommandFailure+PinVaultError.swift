@@ -1,83 +1,65 @@
 import PinVaultClient
+import PinVaultProtocol
 
 extension CommandFailure {
     /// The report of a failed call: the daemon's error under its own Varlink name and
-    /// parameters, or a transport failure as `io.pinvault.cli.*`. The message is escaped
-    /// for the terminal (`TerminalText`): it may quote key ids, error and method names
-    /// that the daemon sent.
+    /// parameters, or a failure on the client's side as `io.pinvault.cli.*`. The
+    /// message is escaped for the terminal (`TerminalText`): it may quote key ids, error
+    /// and method names that the daemon sent.
     init(_ error: PinVaultError) {
-        let vault = "io.pinvault.Vault."
-        let service = "org.varlink.service."
-        let cli = "io.pinvault.cli."
         var message = TerminalText.escaped(error.description)
-        let name: String
         var parameters: [(String, JSONValue)] = []
-        switch error {
-        case .wrongPin(let remaining):
-            name = vault + "WrongPin"
-            parameters = [("remainingAttempts", .int(remaining))]
-        case .lockedOut(let retryAfter):
-            name = vault + "LockedOut"
-            parameters = [("retryAfterSeconds", .int(WireText.seconds(retryAfter)))]
-        case .credentialBlocked:
-            name = vault + "CredentialBlocked"
-            message += " (pinvault unblock)"
-        case .credentialWiped:
-            name = vault + "CredentialWiped"
-        case .pinPolicyViolation(let violations):
-            name = vault + "PinPolicyViolation"
-            parameters = [("violations", .array(violations.map { .string($0.rawValue) }))]
-        case .noSuchCredential:
-            name = vault + "NoSuchCredential"
-        case .ambiguousCredential(let keyIds):
-            name = vault + "AmbiguousCredential"
-            parameters = [("keyIds", .array(keyIds.map { .string($0) }))]
-            message = "the user holds several credentials; choose one with --key-id:"
-                + keyIds.map { "\n  " + TerminalText.escaped($0) }.joined()
-        case .tooManyCredentials(let limit):
-            name = vault + "TooManyCredentials"
-            parameters = [("limit", .int(limit))]
-        case .unregistrationPending(let expiresAt):
-            name = vault + "UnregistrationPending"
-            parameters = [("expiresAt", .string(WireText.time(expiresAt)))]
-            message += " (pinvault unregister commit or abort)"
-        case .invalidToken:
-            name = vault + "InvalidToken"
-        case .busy(let retryAfter):
-            name = vault + "Busy"
-            parameters = [("retryAfterMilliseconds", .int(WireText.milliseconds(retryAfter)))]
-        case .internalError:
-            name = vault + "InternalError"
-            message += " (the daemon's log says why)"
-        case .invalidParameter(let parameter):
-            name = service + "InvalidParameter"
-            parameters = [("parameter", .string(parameter))]
-            if parameter == "token" { message = "the unregistration token is malformed" }
-        case .permissionDenied:
-            name = service + "PermissionDenied"
-            message += " (only root or a member of the daemon's admin group may do this)"
-        case .methodNotFound(let method):
-            name = service + "MethodNotFound"
-            parameters = [("method", .string(method))]
-        case .interfaceNotFound(let interface):
-            name = service + "InterfaceNotFound"
-            parameters = [("interface", .string(interface))]
-        case .daemonUnavailable(let socketPath, let code):
-            name = cli + "DaemonUnavailable"
-            parameters = [("socket", .string(socketPath)), ("errno", .int(Int(code)))]
-            message += " (is pinvaultd running? --socket or $PINVAULT_SOCKET names another socket)"
-        case .connectionLost:
-            name = cli + "ConnectionLost"
-        case .timedOut:
-            name = cli + "TimedOut"
-        case .cancelled:
-            name = cli + "Cancelled"
-        case .protocolError(let reason):
-            name = cli + "ProtocolError"
-            parameters = [("reason", .string(reason))]
-        case .pinConsumed:
-            name = cli + "PinConsumed"
+        if let vault = VaultErrorName(qualifiedName: error.code.description) {
+            // Exhaustive, like ExitStatus: a new interface error needs its row here.
+            switch vault {
+            case .wrongPin:
+                parameters = [("remainingAttempts", .int(error.remainingAttempts ?? 0))]
+            case .lockedOut:
+                parameters = [("retryAfterSeconds", .int(WireText.seconds(error.retryAfter ?? .zero)))]
+            case .credentialBlocked:
+                message += " (pinvault unblock)"
+            case .credentialWiped, .noSuchCredential, .invalidToken:
+                break
+            case .pinPolicyViolation:
+                parameters = [("violations", .array(error.violations.map { .string($0.rawValue) }))]
+            case .ambiguousCredential:
+                parameters = [("keyIds", .array(error.keyIds.map { .string($0) }))]
+                message = "the user holds several credentials; choose one with --key-id:"
+                    + error.keyIds.map { "\n  " + TerminalText.escaped($0) }.joined()
+            case .tooManyCredentials:
+                parameters = [("limit", .int(error.limit ?? 0))]
+            case .unregistrationPending:
+                parameters = error.expiresAt.map { [("expiresAt", .string(WireText.time($0)))] } ?? []
+                message += " (pinvault unregister commit or abort)"
+            case .busy:
+                parameters = [("retryAfterMilliseconds", .int(WireText.milliseconds(error.retryAfter ?? .zero)))]
+            case .internalError:
+                message += " (the daemon's log says why)"
+            }
+        } else {
+            switch error.code {
+            case .invalidParameter:
+                parameters = [("parameter", .string(error.name ?? ""))]
+                if error.name == "token" { message = "the unregistration token is malformed" }
+            case .permissionDenied:
+                message += " (only root or a member of the daemon's admin group may do this)"
+            case .methodNotFound:
+                parameters = [("method", .string(error.name ?? ""))]
+            case .interfaceNotFound:
+                parameters = [("interface", .string(error.name ?? ""))]
+            case .daemonUnavailable:
+                if let socket = error.socket {
+                    parameters = [("socket", .string(socket.path)), ("errno", .int(Int(socket.errno)))]
+                }
+                message += " (is pinvaultd running? --socket or $PINVAULT_SOCKET names another socket)"
+            case .protocolError:
+                parameters = [("reason", .string(error.reason ?? ""))]
+            default:
+                break
+            }
         }
+        // The daemon's errors keep their Varlink names; the client's own are the CLI's.
+        let name = error.code.interface == nil ? "io.pinvault.cli." + error.code.name : error.code.description
         self.init(status: ExitStatus(error), message: message, name: name, parameters: parameters)
     }
 }

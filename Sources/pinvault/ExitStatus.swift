@@ -1,5 +1,6 @@
 import ArgumentParser
 import PinVaultClient
+import PinVaultProtocol
 
 /// The exit status of every `pinvault` command: one per kind of outcome a script may
 /// want to tell apart. 64 and 69 are sysexits' EX_USAGE and EX_UNAVAILABLE.
@@ -32,23 +33,29 @@ enum ExitStatus: Int32, CaseIterable {
     /// pinvaultd cannot be reached on its socket.
     case unavailable = 69
 
-    /// The status for a failed call.
+    /// The status for a failed call. The daemon's own errors go through an exhaustive
+    /// switch over the interface's error names, so that one added to the interface file
+    /// does not build until it has its status here.
     init(_ error: PinVaultError) {
-        switch error {
-        case .wrongPin: self = .wrongPin
-        case .lockedOut: self = .lockedOut
-        case .credentialBlocked, .credentialWiped: self = .blockedOrWiped
-        case .pinPolicyViolation: self = .policyViolation
-        case .noSuchCredential, .ambiguousCredential: self = .noSuchCredential
+        if let vault = VaultErrorName(qualifiedName: error.code.description) {
+            switch vault {
+            case .wrongPin: self = .wrongPin
+            case .lockedOut: self = .lockedOut
+            case .credentialBlocked, .credentialWiped: self = .blockedOrWiped
+            case .pinPolicyViolation: self = .policyViolation
+            case .noSuchCredential, .ambiguousCredential: self = .noSuchCredential
+            case .busy: self = .busy
+            case .invalidToken, .unregistrationPending: self = .invalidToken
+            case .tooManyCredentials, .internalError: self = .failure
+            }
+            return
+        }
+        switch error.code {
         case .permissionDenied: self = .permissionDenied
-        case .busy: self = .busy
         // A malformed token is an invalid one: it was read as a secret, not given as an option.
-        case .invalidToken, .unregistrationPending, .invalidParameter("token"): self = .invalidToken
-        case .invalidParameter: self = .usage
+        case .invalidParameter: self = error.name == "token" ? .invalidToken : .usage
         case .daemonUnavailable: self = .unavailable
-        case .tooManyCredentials, .internalError, .methodNotFound, .interfaceNotFound,
-             .connectionLost, .timedOut, .cancelled, .protocolError, .pinConsumed:
-            self = .failure
+        default: self = .failure  // methodNotFound, interfaceNotFound, the transport's failures
         }
     }
 

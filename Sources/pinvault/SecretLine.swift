@@ -1,4 +1,5 @@
 import Glibc
+import PinVaultSystem
 
 /// Reads one line of a secret (a PIN, a token) from a file descriptor straight into
 /// secret memory, one byte per `read` so that nothing past the line is consumed (the
@@ -23,10 +24,11 @@ enum SecretLine {
             guard let base = buffer.baseAddress, count < buffer.count else {
                 throw .tooLong(limit: max(buffer.count - 1, 0))
             }
-            let result = Glibc.read(fd, base + count, 1)
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw .readFailed(errno)
+            let result: Int
+            do {
+                result = try Syscall.run("read") { Glibc.read(fd, base + count, 1) }
+            } catch {
+                throw .readFailed(error.errno)
             }
             if result == 0 {
                 guard count > 0 else { throw .endOfInput }

@@ -1,4 +1,5 @@
 import Glibc
+import PinVaultSystem
 import Synchronization
 
 /// An unbuffered output file descriptor (stdout, stderr, the terminal). Unbuffered so
@@ -22,7 +23,7 @@ struct StandardStream {
         return code == 0 ? nil : code
     }
 
-    /// Writes every byte, retrying short writes and EINTR. SIGPIPE is ignored
+    /// Writes every byte, retrying short writes (`Syscall` retries EINTR). SIGPIPE is ignored
     /// (`PinVaultCommand.main`), so a closed pipe is EPIPE here rather than death by a
     /// signal: a failure ends the write, and one on stdout is remembered, so that the
     /// command ends with status 1 and says why on stderr (`GlobalOptions.run`).
@@ -30,11 +31,15 @@ struct StandardStream {
         guard var next = bytes.baseAddress else { return }
         var left = bytes.count
         while left > 0 {
-            let written = Glibc.write(fd, next, left)
-            if written < 0 && errno == EINTR { continue }
+            let written: Int
+            do {
+                written = try Syscall.run("write") { Glibc.write(fd, next, left) }
+            } catch {
+                written = -Int(error.errno)
+            }
             guard written > 0 else {
                 if fd == STDOUT_FILENO {
-                    let code = written < 0 ? errno : EIO
+                    let code = written < 0 ? Int32(-written) : EIO
                     _ = Self.outputFailure.compareExchange(expected: 0, desired: code, ordering: .relaxed)
                 }
                 return

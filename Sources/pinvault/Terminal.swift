@@ -1,4 +1,5 @@
 import Glibc
+import PinVaultSystem
 
 /// The controlling terminal (`/dev/tty`), where PINs, tokens and confirmations are
 /// typed even when stdin and stdout are redirected; or a descriptor given for secrets
@@ -65,11 +66,13 @@ final class Terminal {
         }
     }
 
-    /// Runs a terminal call again while a signal interrupts it (a stop from the
-    /// background, then `fg`); any other failure is `.readFailed`.
+    /// Runs a terminal call, again while a signal interrupts it (a stop from the
+    /// background, then `fg`: `Syscall`); any other failure is `.readFailed`.
     private static func retrying(_ call: () -> Int32) throws(SecretLine.Failure) {
-        while call() != 0 {
-            guard errno == EINTR else { throw .readFailed(errno) }
+        do {
+            try Syscall.run("tcsetattr", call)
+        } catch {
+            throw .readFailed(error.errno)
         }
     }
 
@@ -79,8 +82,7 @@ final class Terminal {
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while true {
-            let count = Glibc.read(fd, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
+            let count = (try? Syscall.run("read") { Glibc.read(fd, &byte, 1) }) ?? -1
             guard count == 1 else { return line.isEmpty ? nil : String(decoding: line, as: UTF8.self) }
             if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
             guard line.count < 1024 else { continue }

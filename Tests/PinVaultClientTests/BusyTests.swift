@@ -28,7 +28,7 @@ final class BusyTests: ClientTestCase {
             return await group.reduce(into: [PinVaultError?]()) { $0.append($1) }
         }
         let busy = errors.compactMap { error -> Duration? in
-            if case .busy(let retryAfter)? = error { return retryAfter }
+            if error?.code == .busy { return error?.retryAfter }
             return nil
         }
         XCTAssertEqual(busy.count + errors.filter { $0 == nil }.count, errors.count, "\(errors)")

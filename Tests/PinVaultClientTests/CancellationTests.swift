@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import PinVaultCrypto
 @testable import PinVaultClient
 import PinVaultProtocol
 import PinVaultTestKit

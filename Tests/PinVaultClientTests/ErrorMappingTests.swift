@@ -57,13 +57,13 @@ final class ErrorMappingTests: XCTestCase {
 
     func testAnUnknownErrorName_isProtocolError_namingIt() async throws {
         let error = try await error(forReply: #"{"error":"io.pinvault.Vault.SomethingNew","parameters":{}}"#)
-        guard case .protocolError(let reason)? = error else { return XCTFail("got \(String(describing: error))") }
+        guard error?.code == .protocolError, let reason = error?.reason else { return XCTFail("got \(String(describing: error))") }
         XCTAssertTrue(reason.contains("io.pinvault.Vault.SomethingNew"), reason)
     }
 
     func testAKnownErrorWithMalformedParameters_isProtocolError_namingTheParameter() async throws {
         let error = try await error(forReply: #"{"error":"io.pinvault.Vault.WrongPin","parameters":{"remainingAttempts":"many"}}"#)
-        guard case .protocolError(let reason)? = error else { return XCTFail("got \(String(describing: error))") }
+        guard error?.code == .protocolError, let reason = error?.reason else { return XCTFail("got \(String(describing: error))") }
         XCTAssertTrue(reason.contains("remainingAttempts"), reason)
     }
 

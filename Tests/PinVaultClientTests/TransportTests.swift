@@ -104,7 +104,7 @@ final class TransportTests: XCTestCase {
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath)
         let error = await thrownError { try await client.getPolicy() }
-        guard case .protocolError? = error else { return XCTFail("got \(String(describing: error))") }
+        guard error?.code == .protocolError else { return XCTFail("got \(String(describing: error))") }
         await XCTAssertThrowsPinVaultError(.connectionLost) { try await client.getPolicy() }
     }
 
@@ -113,7 +113,7 @@ final class TransportTests: XCTestCase {
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath)
         let error = await thrownError { try await client.checkPin(PIN("258046")) }
-        guard case .protocolError(let reason)? = error else { return XCTFail("got \(String(describing: error))") }
+        guard error?.code == .protocolError, let reason = error?.reason else { return XCTFail("got \(String(describing: error))") }
         XCTAssertTrue(reason.contains("violations"), reason)
     }
 
@@ -123,7 +123,7 @@ final class TransportTests: XCTestCase {
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath)
         let error = await thrownError { try await client.resetEverything() }
-        guard case .protocolError? = error else { return XCTFail("got \(String(describing: error))") }
+        guard error?.code == .protocolError else { return XCTFail("got \(String(describing: error))") }
     }
 
     func testAReplyLongerThanSixteenMebibytes_isProtocolError() async throws {
@@ -132,7 +132,7 @@ final class TransportTests: XCTestCase {
         defer { server.stop() }
         let client = try PinVaultClient(socketPath: server.socketPath)
         let error = await thrownError { try await client.getPolicy() }
-        guard case .protocolError(let reason)? = error else { return XCTFail("got \(String(describing: error))") }
+        guard error?.code == .protocolError, let reason = error?.reason else { return XCTFail("got \(String(describing: error))") }
         XCTAssertTrue(reason.contains("larger"), reason)
     }
 

@@ -1,3 +1,4 @@
+import PinVaultCrypto
 @testable import PinVaultProtocol
 import XCTest
 

@@ -1,4 +1,5 @@
 import Glibc
+import PinVaultSystem
 import XCTest
 @testable import PinVaultStore
 
@@ -31,7 +32,7 @@ final class StateDirectoryTests: XCTestCase {
 
     func testPrepare_whenParentMissing_failsWithSystemError() throws {
         let path = directory.file("missing/state")
-        assertRefused(path, .system(FileSystemError(call: "mkdir", errno: ENOENT)))
+        assertRefused(path, .system(SystemError(call: "mkdir", errno: ENOENT)))
     }
 
     func testPrepare_whenGroupWritable_refuses() throws {

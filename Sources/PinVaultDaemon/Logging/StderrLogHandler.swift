@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import PinVaultCore
 
 /// swift-log to stderr, one `write(2)` per line. Under systemd (`JOURNAL_STREAM` set)
 /// each line starts with its syslog priority (`<6>`), which journald turns into the

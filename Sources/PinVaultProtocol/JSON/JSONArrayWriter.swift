@@ -1,3 +1,5 @@
+import PinVaultCrypto
+
 /// Writes the elements of one JSON array; obtained from `JSONWriter.writeArray` or a
 /// parent writer.
 public struct JSONArrayWriter {

@@ -1,3 +1,5 @@
+import PinVaultCrypto
+
 extension VarlinkCall {
     /// Appends a call message `{"method":…,"parameters":{…}}` and its NUL, as a client
     /// sends it. `oneway` is written only when true.

@@ -1,3 +1,5 @@
+import PinVaultCrypto
+
 /// Encodes replies: `{"parameters":{…}}` or `{"error":"…","parameters":{…}}`, each
 /// followed by the NUL that ends a Varlink message.
 ///

@@ -1,0 +1,117 @@
+import Foundation
+import PinVaultProtocol
+
+extension PinVaultError {
+    /// What failed: a Varlink error the daemon answered, under its interface and name,
+    /// or a failure on the client's side of the socket (no interface). New codes may
+    /// appear in later releases; compare with the constants here.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// `io.pinvault.Vault` or `org.varlink.service`; nil for the client's own failures.
+        public let interface: String?
+        /// The error's name, e.g. `WrongPin`, `PermissionDenied`, `ConnectionLost`.
+        public let name: String
+
+        init(interface: String?, name: String) {
+            self.interface = interface
+            self.name = name
+        }
+
+        init(_ vault: VaultErrorName) {
+            self.init(interface: VaultInterface.name, name: vault.rawValue)
+        }
+
+        /// `interface.Name` for the daemon's errors (the Varlink error name), `Name` otherwise.
+        public var description: String {
+            interface.map { $0 + "." + name } ?? name
+        }
+
+        // io.pinvault.Vault
+
+        /// The PIN is wrong; the failure was counted (`remainingAttempts`).
+        public static let wrongPin = Code(.wrongPin)
+        /// Too many wrong PINs: no PIN is checked before `retryAfter`. Not counted.
+        public static let lockedOut = Code(.lockedOut)
+        /// Too many wrong PINs: only an admin `unblock` revives the credential.
+        public static let credentialBlocked = Code(.credentialBlocked)
+        /// Too many wrong PINs: the credential has been deleted.
+        public static let credentialWiped = Code(.credentialWiped)
+        /// The PIN breaks rules of the policy (`violations`).
+        public static let pinPolicyViolation = Code(.pinPolicyViolation)
+        /// No such credential for the caller (another uid's credential is reported so too).
+        public static let noSuchCredential = Code(.noSuchCredential)
+        /// No keyId was given, but the user holds several credentials (`keyIds`).
+        public static let ambiguousCredential = Code(.ambiguousCredential)
+        /// The per-user or per-uid limit of credentials is reached (`limit`).
+        public static let tooManyCredentials = Code(.tooManyCredentials)
+        /// An unregistration is pending on the credential (`expiresAt`).
+        public static let unregistrationPending = Code(.unregistrationPending)
+        /// The unregistration token is wrong, or nothing is pending for that keyId.
+        public static let invalidToken = Code(.invalidToken)
+        /// The daemon's KDF queue is full: retry after `retryAfter`. Nothing was counted.
+        public static let busy = Code(.busy)
+        /// The daemon's store or system failed; nothing was changed or counted.
+        public static let internalError = Code(.internalError)
+
+        // org.varlink.service
+
+        /// The daemon refused a parameter, named by `name` (never its value). The client
+        /// also throws this itself, without sending, for a value the daemon would refuse.
+        public static let invalidParameter = Code(interface: "org.varlink.service", name: "InvalidParameter")
+        /// The caller may not do this (an admin-only method, or `ownerUid`).
+        public static let permissionDenied = Code(interface: "org.varlink.service", name: "PermissionDenied")
+        /// The daemon has no such method (an older daemon), named by `name`.
+        public static let methodNotFound = Code(interface: "org.varlink.service", name: "MethodNotFound")
+        /// The daemon does not serve this interface, named by `name`.
+        public static let interfaceNotFound = Code(interface: "org.varlink.service", name: "InterfaceNotFound")
+
+        // The client's own
+
+        /// The daemon's socket could not be connected (`socket`: ENOENT, ECONNREFUSED, EACCES…).
+        public static let daemonUnavailable = Code(interface: nil, name: "DaemonUnavailable")
+        /// The connection ended (EOF or reset) before the reply; the connection is closed.
+        public static let connectionLost = Code(interface: nil, name: "ConnectionLost")
+        /// No reply came within the client's timeout; the connection is closed.
+        public static let timedOut = Code(interface: nil, name: "TimedOut")
+        /// The calling Task was cancelled: before the call was sent (the connection goes
+        /// on), or while it was in flight (the connection is closed).
+        public static let cancelled = Code(interface: nil, name: "Cancelled")
+        /// The reply was not what the interface says (`reason`): malformed, an unknown
+        /// error name, or larger than the client accepts. The connection is closed.
+        public static let protocolError = Code(interface: nil, name: "ProtocolError")
+        /// A `PIN` that was already consumed or wiped was passed again.
+        public static let pinConsumed = Code(interface: nil, name: "PinConsumed")
+
+        /// Every code this release knows, the daemon's in the interface's order.
+        public static let known: [Code] = VaultErrorName.allCases.map(Code.init) + [
+            .invalidParameter, .permissionDenied, .methodNotFound, .interfaceNotFound,
+            .daemonUnavailable, .connectionLost, .timedOut, .cancelled, .protocolError, .pinConsumed,
+        ]
+    }
+
+    // MARK: Errors
+
+    public static func wrongPin(remainingAttempts: Int) -> PinVaultError { .init(Code.wrongPin, .remainingAttempts(remainingAttempts)) }
+    public static func lockedOut(retryAfter: Duration) -> PinVaultError { .init(Code.lockedOut, .retryAfter(retryAfter)) }
+    public static let credentialBlocked = PinVaultError(Code.credentialBlocked)
+    public static let credentialWiped = PinVaultError(Code.credentialWiped)
+    public static func pinPolicyViolation(_ violations: [PinViolation]) -> PinVaultError { .init(Code.pinPolicyViolation, .violations(violations)) }
+    public static let noSuchCredential = PinVaultError(Code.noSuchCredential)
+    public static func ambiguousCredential(keyIds: [String]) -> PinVaultError { .init(Code.ambiguousCredential, .keyIds(keyIds)) }
+    public static func tooManyCredentials(limit: Int) -> PinVaultError { .init(Code.tooManyCredentials, .limit(limit)) }
+    public static func unregistrationPending(expiresAt: Date) -> PinVaultError { .init(Code.unregistrationPending, .expiresAt(expiresAt)) }
+    public static let invalidToken = PinVaultError(Code.invalidToken)
+    public static func busy(retryAfter: Duration) -> PinVaultError { .init(Code.busy, .retryAfter(retryAfter)) }
+    public static let internalError = PinVaultError(Code.internalError)
+    public static func invalidParameter(_ parameter: String) -> PinVaultError { .init(Code.invalidParameter, .name(parameter)) }
+    public static let permissionDenied = PinVaultError(Code.permissionDenied)
+    public static func methodNotFound(_ method: String) -> PinVaultError { .init(Code.methodNotFound, .name(method)) }
+    public static func interfaceNotFound(_ interface: String) -> PinVaultError { .init(Code.interfaceNotFound, .name(interface)) }
+    public static func daemonUnavailable(socketPath: String, errno: Int32) -> PinVaultError {
+        .init(Code.daemonUnavailable, .socket(path: socketPath, errno: errno))
+    }
+    public static let connectionLost = PinVaultError(Code.connectionLost)
+    public static let timedOut = PinVaultError(Code.timedOut)
+    public static let cancelled = PinVaultError(Code.cancelled)
+    public static func protocolError(_ reason: String) -> PinVaultError { .init(Code.protocolError, .reason(reason)) }
+    public static let pinConsumed = PinVaultError(Code.pinConsumed)
+}

@@ -1,0 +1,66 @@
+import Logging
+import PinVaultCrypto
+import PinVaultEngine
+import PinVaultStore
+import PinVaultSystem
+import PinVaultTransport
+import PinVaultVarlink
+
+/// The one composition root: a configuration's vault — the engine over an open store
+/// and its pepper, and the front doors over the engine. `Daemon` serves the doors on
+/// sockets; the fuzzer and the tests drive the same assembly in process
+/// (`PinVaultEmbedded`), so that all three run exactly what ships.
+public final class VaultAssembly: Sendable {
+    public let engine: VaultEngine
+    /// What the transport counts, for GetStats; the daemon's `Server` counts into it.
+    public let serverStats: ServerStats
+    /// The `io.pinvault.Vault` door.
+    public let varlink: VarlinkFrontDoor
+
+    /// Starts the engine's pools for `configuration` (the store and pepper stay the
+    /// caller's: it closes the store after `shutdown`). `now` is the wall clock in
+    /// seconds; `processors` sizes the KDF pool when `kdf.max_parallel` is 0.
+    public init(
+        configuration: DaemonConfiguration,
+        store: VaultStore,
+        pepper: Pepper,
+        logger: Logger,
+        now: @escaping @Sendable () -> Int64 = WallClock.seconds,
+        processors: Int
+    ) throws(SystemError) {
+        engine = try VaultEngine(
+            settings: configuration.engineSettings(processors: processors),
+            store: store, pepper: pepper, logger: logger, now: now
+        )
+        serverStats = ServerStats()
+        varlink = VarlinkFrontDoor(
+            engine: engine, serverStats: serverStats,
+            version: PinVaultVersion.current, maxMessageBytes: configuration.server.maxMessageBytes
+        )
+    }
+
+    /// Stops the engine's pools (queued work runs or is dropped if cancelled).
+    public func shutdown() {
+        engine.shutdown()
+    }
+}
+
+extension DaemonConfiguration {
+    /// What the engine takes of the configuration. The store queue holds at most one
+    /// request per connection (a connection has one call in flight).
+    func engineSettings(processors: Int) -> VaultEngine.Settings {
+        VaultEngine.Settings(
+            policy: policy,
+            lockout: lockout,
+            kdf: kdf.parameters,
+            unregisterExpirySeconds: unregister.expirySeconds,
+            maxCredentialsPerUser: credentials.maxPerUser,
+            maxCredentialsPerUid: credentials.maxPerUid,
+            kdfThreads: kdf.maxParallel > 0 ? kdf.maxParallel : max(processors, 1),
+            kdfQueueMax: kdf.queueMax,
+            kdfQueuePerUid: kdf.queuePerUid,
+            storeQueueMax: server.maxConnections,
+            storeQueuePerUid: server.maxConnectionsPerUid
+        )
+    }
+}

@@ -1,0 +1,126 @@
+import Logging
+import PinVaultCore
+import PinVaultCrypto
+import PinVaultDaemon
+import PinVaultStore
+import PinVaultSystem
+import PinVaultTransport
+import Synchronization
+
+/// pinvaultd's request path without sockets or an event loop, for the fuzzer (`Fuzz/`)
+/// and for tests that need every method path in process: the daemon's own composition
+/// root (`VaultAssembly`) builds the engine and the Varlink door, frames go through
+/// the door's `handle` as the event loop would hand them over, and each answer is
+/// awaited before the next frame. Not part of the shipped daemon.
+///
+/// The store lives in `stateDirectory`, which must exist and stay private; the KDF
+/// parameters default to the weakest libsodium accepts, so a call costs microseconds.
+/// The clock is virtual: it starts at `startTime` and moves only by `advanceClock`.
+public final class InProcessVault {
+    /// What one frame produced.
+    public enum Outcome: Equatable, Sendable {
+        /// The reply's bytes, NUL excluded.
+        case reply([UInt8])
+        /// A `oneway` call: the call ran, the reply was dropped.
+        case noReply
+        /// Not a Varlink call: the daemon would close the connection.
+        case closed
+    }
+
+    private let assembly: VaultAssembly
+    private let store: VaultStore
+    private let clock: VirtualClock
+    /// Every reply is written here and zeroed after it was copied out, as a
+    /// connection's buffer is zeroed after sending.
+    private let replyBuffer = ReplyBuffer()
+    private var nextConnection: ConnectionID = 1
+
+    /// A vault over `stateDirectory/vault.sqlite` with a fresh pepper and the default
+    /// configuration, except for `kdf` and `lockout` (short waits, so that tests and the
+    /// fuzzer reach every state) and small pools.
+    public init(
+        stateDirectory: String,
+        kdf: KDFParameters = KDFParameters(opslimit: 1, memlimit: 8192),
+        lockout: LockoutPolicy = LockoutPolicy(throttleAfter: 3, throttleBaseSeconds: 1, throttleMaxSeconds: 2, maxAttempts: 5),
+        startTime: Int64 = 1_700_000_000
+    ) throws {
+        var configuration = DaemonConfiguration.defaults
+        configuration.kdf.parameters = kdf
+        configuration.kdf.allowWeak = true
+        configuration.kdf.maxParallel = 1
+        configuration.kdf.queueMax = 8
+        configuration.kdf.queuePerUid = 8
+        configuration.server.maxConnections = 8
+        configuration.server.maxConnectionsPerUid = 8
+        configuration.lockout = lockout
+        store = try VaultStore(path: stateDirectory + "/vault.sqlite")
+        let clock = VirtualClock(startTime)
+        self.clock = clock
+        assembly = try VaultAssembly(
+            configuration: configuration, store: store, pepper: try Pepper.generate(),
+            logger: Logger(label: "pinvault-inprocess") { _ in SwiftLogNoOpLogHandler() },
+            now: { clock.seconds }, processors: 1
+        )
+    }
+
+    deinit {
+        assembly.shutdown()
+        store.close()
+    }
+
+    /// Moves the virtual clock on (to let throttling and unregistration expire).
+    public func advanceClock(seconds: Int64) {
+        clock.advance(seconds)
+    }
+
+    /// Handles one frame (NUL excluded) from `peer` and waits for its answer.
+    public func exchange(frame: UnsafeRawBufferPointer, peer: Peer) -> Outcome {
+        let answer = Answer()
+        let route = ReplyRoute(
+            peer: peer, connection: nextConnection, peerHasLeft: false, reply: replyBuffer,
+            deliver: { answer.deliver($0) }
+        )
+        nextConnection += 1
+        if case .close = assembly.varlink.handle(message: frame, route: route) {
+            return .closed
+        }
+        let reply = answer.wait()
+        defer { reply.zero() }
+        if route.isOneway { return .noReply }
+        // The encoded reply ends with its NUL.
+        return .reply(reply.withUnsafeBytes { Array($0.dropLast()) })
+    }
+
+    /// A reply handed over from whichever thread finished the call.
+    private final class Answer: @unchecked Sendable {
+        private let lock = ConditionLock()
+        private var reply: ReplyBuffer?
+
+        func deliver(_ buffer: ReplyBuffer) {
+            lock.withLock {
+                reply = buffer
+                lock.broadcast()
+            }
+        }
+
+        func wait() -> ReplyBuffer {
+            lock.withLock {
+                while true {
+                    if let reply { return reply }
+                    lock.wait()
+                }
+            }
+        }
+    }
+
+    /// Seconds that pass only when told to.
+    private final class VirtualClock: Sendable {
+        private let now: Atomic<Int64>
+
+        init(_ start: Int64) { now = Atomic(start) }
+
+        var seconds: Int64 { now.load(ordering: .relaxed) }
+
+        func advance(_ seconds: Int64) { now.add(seconds, ordering: .relaxed) }
+    }
+}

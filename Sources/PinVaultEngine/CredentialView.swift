@@ -1,0 +1,26 @@
+import PinVaultCrypto
+
+/// A credential as its owner (or an admin) sees it at one instant: the stored fields
+/// that are not secret, and the state the lockout rules give them then.
+public struct CredentialView: Sendable, Equatable {
+    public enum State: Sendable, Equatable {
+        case active, throttled, blocked, pendingUnregistration
+    }
+
+    public let user: String
+    public let keyId: KeyID
+    public let label: String?
+    /// The raw 32-byte Ed25519 public key.
+    public let publicKey: [UInt8]
+    public let ownerUid: UInt32
+    /// Unix seconds.
+    public let createdAt: Int64
+    public let lastUsedAt: Int64?
+    public let failedAttempts: Int
+    public let remainingAttempts: Int
+    public let state: State
+    /// Set while throttled.
+    public let lockedUntil: Int64?
+    /// Set while an unregistration is pending.
+    public let unregistrationExpiresAt: Int64?
+}

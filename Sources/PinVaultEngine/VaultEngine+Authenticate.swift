@@ -1,0 +1,68 @@
+import PinVaultCore
+import PinVaultCrypto
+import PinVaultStore
+
+/// Authenticate and ChangePin.
+extension VaultEngine {
+    func authenticate(_ call: Call, user: String, keyId: KeyID?, pin: SecretBytes, challenge: [UInt8]) {
+        withPin(call, owner: call.caller.uid, user: user, keyId: keyId, pin: pin) { [self] record, seed throws(VaultError) in
+            try signed(challenge, pin: pin, record: record, seed: seed, call: call)
+        }
+    }
+
+    /// Signs `challenge`, clears the count, notes the use, and re-seals a record
+    /// weaker than today's KDF parameters while its seed is open (upgrade on use).
+    private func signed(
+        _ challenge: [UInt8], pin: SecretBytes, record: CredentialRecord, seed: SecretBytes, call: Call
+    ) throws(VaultError) -> VaultResult {
+        let signature = try crypto(call) { () throws(CryptoError) in
+            let keyPair = try SigningKeyPair(seed: seed)
+            return try challenge.withUnsafeBytes { bytes in Result { () throws(CryptoError) in try keyPair.sign(bytes) } }.get()
+        }
+        let upgraded: SealedSeed? = record.sealed.header.kdf.isWeaker(than: settings.kdf)
+            ? try sealSeed(seed, pin: pin, ownerUid: record.ownerUid, user: record.user, keyId: record.keyId, call: call)
+            : nil
+        let time = now()
+        let resealed: Bool = try write(call) { writer in
+            guard let current = try writer.credential(keyId: record.keyId) else { return false }
+            var updated = cleared(current)
+            updated.lastUsedAt = time
+            // A ChangePin that won a race keeps its seal; only the record we opened is upgraded.
+            let reseal = upgraded != nil && current.sealed == record.sealed
+            if reseal, let upgraded { updated.sealed = upgraded }
+            try writer.update(updated)
+            return reseal
+        }
+        stats.authenticationSucceeded()
+        audit.record(.authenticationSucceeded, caller: call.caller, keyId: record.keyId)
+        if resealed { audit.record(.resealed, caller: call.caller, keyId: record.keyId) }
+        return .authenticated(
+            keyId: record.keyId,
+            publicKey: record.publicKey,
+            signature: signature,
+            pinPolicyOutdated: !settings.policy.violations(of: pin).isEmpty
+        )
+    }
+
+    func changePin(_ call: Call, user: String, keyId: KeyID?, currentPin: SecretBytes, newPin: SecretBytes) {
+        // The new PIN is judged (against the policy and the current PIN) before any KDF.
+        let violations = settings.policy.violations(of: newPin, current: currentPin)
+        guard violations.isEmpty else { return call.finish(.failure(.pinPolicyViolation(violations))) }
+        let owner = call.caller.uid
+        withPin(call, owner: owner, user: user, keyId: keyId, pin: currentPin) { [self] record, seed throws(VaultError) in
+            let resealed = try sealSeed(seed, pin: newPin, ownerUid: owner, user: record.user, keyId: record.keyId, call: call)
+            let updated: CredentialRecord = try write(call) { writer in
+                guard let current = try writer.credential(keyId: record.keyId) else {
+                    throw VaultError.noSuchCredential
+                }
+                var updated = cleared(current)
+                updated.sealed = resealed
+                updated.lastUsedAt = now()
+                try writer.update(updated)
+                return updated
+            }
+            audit.record(.pinChanged, caller: call.caller, keyId: record.keyId)
+            return .credential(view(of: updated))
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import PinVaultCore
+import PinVaultCrypto
+import PinVaultStore
+
+/// Register, List, Unblock, Reset.
+extension VaultEngine {
+    func register(_ call: Call, user: String, pin: SecretBytes, label: String?) {
+        let violations = settings.policy.violations(of: pin)
+        guard violations.isEmpty else { return call.finish(.failure(.pinPolicyViolation(violations))) }
+        let owner = call.caller.uid
+        onStore(call) { [self] () throws(VaultError) -> VaultResult? in
+            try read(call) { try checkLimits($0, owner: owner, user: user) }
+            try onKDF(call) { [self] () throws(VaultError) -> VaultResult in
+                let (seed, keyPair, keyId) = try crypto(call) { () throws(CryptoError) in
+                    let seed = try Ed25519.generateSeed()
+                    let keyPair = try SigningKeyPair(seed: seed)
+                    return (seed, keyPair, try KeyID(publicKey: keyPair.publicKey))
+                }
+                let sealed = try sealSeed(seed, pin: pin, ownerUid: owner, user: user, keyId: keyId, call: call)
+                let record = CredentialRecord(
+                    sealed: sealed, label: label, publicKey: keyPair.publicKey, createdAt: now(),
+                    lastUsedAt: nil, failedAttempts: 0, lockedUntil: nil, pendingUnregistration: nil
+                )
+                try write(call) { writer in
+                    try checkLimits(writer.reader, owner: owner, user: user)
+                    try writer.insert(record)
+                }
+                audit.record(.register, caller: call.caller, keyId: keyId)
+                return .credential(view(of: record))
+            }
+            return nil
+        }
+    }
+
+    private func checkLimits(_ reader: VaultReader, owner: UInt32, user: String) throws {
+        if try reader.count(ownerUid: owner, user: user) >= settings.maxCredentialsPerUser {
+            throw VaultError.tooManyCredentials(limit: settings.maxCredentialsPerUser)
+        }
+        if try reader.count(ownerUid: owner) >= settings.maxCredentialsPerUid {
+            throw VaultError.tooManyCredentials(limit: settings.maxCredentialsPerUid)
+        }
+    }
+
+    func list(_ call: Call, user: String?, ownerUid: UInt32?) {
+        guard ownerUid == nil || call.caller.isAdmin else { return call.finish(.failure(.permissionDenied)) }
+        let owner = ownerUid ?? call.caller.uid
+        onStore(call) { [self] () throws(VaultError) -> VaultResult? in
+            let records = try read(call) { try $0.credentials(ownerUid: owner, user: user) }
+            let time = now()
+            return .credentials(records.map { view(of: $0, at: time) })
+        }
+    }
+
+    func unblock(_ call: Call, ownerUid: UInt32, user: String, keyId: KeyID) {
+        guard call.caller.isAdmin else { return call.finish(.failure(.permissionDenied)) }
+        onStore(call) { [self] () throws(VaultError) -> VaultResult? in
+            let record: CredentialRecord = try write(call) { writer in
+                guard let record = try writer.credential(keyId: keyId),
+                      record.ownerUid == ownerUid, record.user == user
+                else { throw VaultError.noSuchCredential }
+                let unblocked = cleared(record)
+                try writer.update(unblocked)
+                return unblocked
+            }
+            audit.record(.unblocked, caller: call.caller, keyId: keyId, ownerUid: ownerUid)
+            return .credential(view(of: record))
+        }
+    }
+
+    func reset(_ call: Call) {
+        guard call.caller.isAdmin else { return call.finish(.failure(.permissionDenied)) }
+        onStore(call) { [self] () throws(VaultError) -> VaultResult? in
+            let count = try write(call) { try $0.deleteEverything() }
+            audit.record(.reset, caller: call.caller, count: count)
+            return .reset(deletedCount: count)
+        }
+    }
+}

@@ -1,0 +1,237 @@
+import PinVaultCore
+import PinVaultCrypto
+import PinVaultStore
+
+/// The PIN check every PIN-taking request shares (Authenticate, ChangePin,
+/// BeginUnregister, Wipe): find the credential, refuse it if unusable, count the
+/// attempt durably, run the KDF, settle the count (docs/FORMAT.md, SECURITY.md).
+extension VaultEngine {
+    /// Runs a PIN-taking request, in order: on the store queue, `admit` finds the
+    /// credential and refuses it (no KDF, nothing counted) when it cannot take a PIN
+    /// now; on a KDF thread, the attempt is counted durably, the PIN checked, the count
+    /// settled, and `body` runs with the credential and its opened seed. A right PIN
+    /// whose `body` fails leaves the count cleared all the same.
+    func withPin(
+        _ call: Call, owner: UInt32, user: String, keyId: KeyID?, pin: SecretBytes,
+        _ body: @escaping @Sendable (CredentialRecord, SecretBytes) throws(VaultError) -> VaultResult
+    ) {
+        onStore(call) { [self] () throws(VaultError) -> VaultResult? in
+            let admitted = try admit(call, owner: owner, user: user, keyId: keyId)
+            try onKDF(call) { [self] () throws(VaultError) -> VaultResult in
+                try withVerifiedPin(pin, keyId: admitted.keyId, owner: owner, call: call, body)
+            }
+            return nil
+        }
+    }
+
+    /// Why a credential cannot take a PIN now: nil when it can.
+    enum Refusal {
+        case refuse(VaultError)
+        /// Failures reached `max_attempts` under `on_max_attempts = wipe` (left so by
+        /// a crash between counting and answering): delete it now.
+        case wipe
+    }
+
+    func counter(of record: CredentialRecord) -> FailureCounter {
+        FailureCounter(failedAttempts: record.failedAttempts, lockedUntil: record.lockedUntil)
+    }
+
+    func refusal(for record: CredentialRecord, at now: Int64) -> Refusal? {
+        if let pending = record.pendingUnregistration, pending.expiresAt > now {
+            return .refuse(.unregistrationPending(expiresAt: pending.expiresAt))
+        }
+        switch counter(of: record).gate(now: now, policy: settings.lockout) {
+        case .open:
+            return nil
+        case .lockedOut(let seconds):
+            return .refuse(.lockedOut(retryAfterSeconds: seconds))
+        case .blocked:
+            return settings.lockout.onMaxAttempts == .wipe ? .wipe : .refuse(.credentialBlocked)
+        }
+    }
+
+    /// The one credential `keyId` (or the only credential of `user`) names, for `owner`.
+    func resolve(_ reader: VaultReader, owner: UInt32, user: String, keyId: KeyID?) throws -> CredentialRecord {
+        let records = try reader.credentials(ownerUid: owner, user: user)
+        if let keyId {
+            guard let record = records.first(where: { $0.keyId == keyId }) else { throw VaultError.noSuchCredential }
+            return record
+        }
+        switch records.count {
+        case 0: throw VaultError.noSuchCredential
+        case 1: return records[0]
+        default: throw VaultError.ambiguousCredential(records.map(\.keyId))
+        }
+    }
+
+    /// On the store queue: the credential a PIN call addresses, if it can take a PIN
+    /// now. Refusals here cost no KDF and count nothing.
+    func admit(_ call: Call, owner: UInt32, user: String, keyId: KeyID?) throws(VaultError) -> CredentialRecord {
+        let now = now()
+        let record = try read(call) { try resolve($0, owner: owner, user: user, keyId: keyId) }
+        switch refusal(for: record, at: now) {
+        case nil:
+            return record
+        case .refuse(let error):
+            throw error
+        case .wipe:
+            try wipeExhausted(record.keyId, call: call)
+        }
+    }
+
+    /// An attempt counted durably, its PIN not yet checked.
+    struct CountedAttempt {
+        /// The record as the counting transaction wrote it.
+        let record: CredentialRecord
+        /// The counter before that transaction: open, or it would have refused the attempt.
+        let before: FailureCounter
+        /// When the attempt was counted (wall-clock seconds).
+        let at: Int64
+    }
+
+    /// On a KDF thread: counts the attempt durably, then checks `pin`. Returns the
+    /// record as counted and its seed; a wrong PIN throws what it earned.
+    func verify(_ pin: SecretBytes, keyId: KeyID, owner: UInt32, call: Call) throws(VaultError) -> (CredentialRecord, SecretBytes) {
+        try check(pin, try countAttempt(keyId: keyId, owner: owner, call: call), call: call)
+    }
+
+    /// Counts one attempt on the credential in one transaction, re-checking there that
+    /// it may take a PIN (the state may have moved since admission): a credential
+    /// blocked, throttled or pending by then is refused without a KDF and uncounted.
+    func countAttempt(keyId: KeyID, owner: UInt32, call: Call) throws(VaultError) -> CountedAttempt {
+        let now = now()
+        enum Start { case counted(CountedAttempt), refused(VaultError), wiped }
+        let start: Start = try write(call) { writer in
+            guard let record = try writer.credential(keyId: keyId), record.ownerUid == owner else {
+                throw VaultError.noSuchCredential
+            }
+            switch refusal(for: record, at: now) {
+            case nil:
+                break
+            case .refuse(let error):
+                return .refused(error)
+            case .wipe:
+                _ = try writer.delete(keyId: keyId)
+                return .wiped
+            }
+            var counted = record
+            let next = counter(of: record).beginningAttempt(now: now, policy: settings.lockout)
+            counted.failedAttempts = next.failedAttempts
+            counted.lockedUntil = next.lockedUntil
+            try writer.update(counted)
+            return .counted(CountedAttempt(record: counted, before: counter(of: record), at: now))
+        }
+        switch start {
+        case .counted(let attempt):
+            return attempt
+        case .refused(let error):
+            throw error
+        case .wiped:
+            throw recordWiped(keyId, call: call)
+        }
+    }
+
+    /// Runs the KDF over `pin` for a counted attempt: the seed, or what a wrong PIN earned.
+    func check(_ pin: SecretBytes, _ attempt: CountedAttempt, call: Call) throws(VaultError) -> (CredentialRecord, SecretBytes) {
+        do {
+            return (attempt.record, try openSeed(attempt.record.sealed, pin: pin))
+        } catch .openFailed {
+            throw try settleWrongPin(attempt, call: call)
+        } catch {
+            // Out of memory, say: the PIN was never checked, so the attempt must not count.
+            try rewriteCounter(of: attempt.record, to: attempt.before, call: call)
+            throw failure(error, call)
+        }
+    }
+
+    /// Verifies `pin`, then runs `body` with the credential and its seed. When `body`
+    /// fails after a right PIN (a store error, a lost race), the attempt `verify`
+    /// counted is cleared all the same: only a wrong PIN may count.
+    func withVerifiedPin(
+        _ pin: SecretBytes, keyId: KeyID, owner: UInt32, call: Call,
+        _ body: (CredentialRecord, SecretBytes) throws(VaultError) -> VaultResult
+    ) throws(VaultError) -> VaultResult {
+        let (record, seed) = try verify(pin, keyId: keyId, owner: owner, call: call)
+        do {
+            return try body(record, seed)
+        } catch {
+            try? rewriteCounter(of: record, to: .cleared, call: call)
+            throw error
+        }
+    }
+
+    /// Sets the counter of `counted`'s credential, unless another attempt has moved
+    /// it since `counted` was written.
+    private func rewriteCounter(of counted: CredentialRecord, to value: FailureCounter, call: Call) throws(VaultError) {
+        try write(call) { writer in
+            guard var current = try writer.credential(keyId: counted.keyId),
+                  counter(of: current) == counter(of: counted)
+            else { return }
+            current.failedAttempts = value.failedAttempts
+            current.lockedUntil = value.lockedUntil
+            try writer.update(current)
+        }
+    }
+
+    /// The counter already holds this failure. What it leads to follows from the count
+    /// this attempt wrote, not from what racing attempts wrote since: a credential
+    /// moves into throttled or blocked in the transaction that counts an attempt (which
+    /// refuses one already blocked or throttled), so only the attempt whose count did
+    /// that reports it and adds to `lockouts`, and a wipe counts only when its delete
+    /// removed the row. Of two wrong PINs settling out of order, the earlier count thus
+    /// answers WrongPin, not the block the later one caused.
+    private func settleWrongPin(_ attempt: CountedAttempt, call: Call) throws(VaultError) -> VaultError {
+        let keyId = attempt.record.keyId
+        let counted = counter(of: attempt.record)
+        let outcome = counted.outcomeOfWrongPin(policy: settings.lockout)
+        // The attempts left now, after racing attempts too (a right PIN may have
+        // cleared the count); nil when the credential is gone (wiped or deleted since).
+        let remaining: Int? = try write(call) { writer in
+            if case .wiped = outcome {
+                return try writer.delete(keyId: keyId) ? 0 : nil
+            }
+            return try writer.credential(keyId: keyId).map { counter(of: $0).remainingAttempts(policy: settings.lockout) }
+        }
+        stats.authenticationFailed()
+        audit.record(.authenticationFailed, caller: call.caller, keyId: keyId)
+        guard let remaining else { return .noSuchCredential }
+        switch outcome {
+        case .wrongPin:
+            if (counted.lockedUntil ?? 0) > attempt.at {
+                // This attempt's count began a wait: active → throttled.
+                stats.lockedOut()
+                audit.record(.throttled, caller: call.caller, keyId: keyId)
+            }
+            return .wrongPin(remainingAttempts: remaining)
+        case .blocked:
+            stats.lockedOut()
+            audit.record(.blocked, caller: call.caller, keyId: keyId)
+            return .credentialBlocked
+        case .wiped:
+            return recordWiped(keyId, call: call)
+        }
+    }
+
+    /// Deletes a credential left at `max_attempts` under `on_max_attempts = wipe`. Of
+    /// racing calls, the one whose delete removed the row answers CredentialWiped and
+    /// counts the lockout; the others find it gone.
+    private func wipeExhausted(_ keyId: KeyID, call: Call) throws(VaultError) -> Never {
+        guard try write(call, { try $0.delete(keyId: keyId) }) else { throw .noSuchCredential }
+        throw recordWiped(keyId, call: call)
+    }
+
+    /// Notes a credential this call deleted for reaching `max_attempts`.
+    private func recordWiped(_ keyId: KeyID, call: Call) -> VaultError {
+        audit.record(.wiped, caller: call.caller, keyId: keyId)
+        stats.lockedOut()
+        return .credentialWiped
+    }
+
+    /// `record` with its failure counter cleared (after a right PIN).
+    func cleared(_ record: CredentialRecord) -> CredentialRecord {
+        var record = record
+        record.failedAttempts = 0
+        record.lockedUntil = nil
+        return record
+    }
+}

@@ -1,0 +1,154 @@
+import Logging
+import PinVaultCore
+import PinVaultCrypto
+import PinVaultStore
+import PinVaultSystem
+
+/// The vault: every request of every front door, over the store, the sealing and the
+/// lockout rules. It knows no protocol and no socket: a door decodes a `VaultRequest`,
+/// names its `Caller`, and gets back a `VaultResult` or a `VaultError`.
+///
+/// Threads. `submit` runs on the caller's thread (a door's event loop) and never blocks:
+/// what costs nothing (policy and permission checks) is answered there; everything
+/// else goes to one of two pools, and a pool that is full answers `Busy` at once.
+/// - The store queue (one thread) serves requests that only read or write the store,
+///   and admits PIN requests: finds the credential and refuses it, without a KDF and
+///   uncounted, when it cannot take a PIN now.
+/// - The KDF pool (`kdf.max_parallel` threads) runs each PIN check from the durable
+///   count through Argon2id to settling the count, on one thread and with no hop
+///   between, so that a check never runs uncounted (`VaultEngine+PinCheck.swift`).
+/// Both reach the store, which serialises every transaction with its own lock. Each
+/// state change is one transaction.
+public final class VaultEngine: Sendable {
+    /// What the engine needs of the configuration.
+    public struct Settings: Sendable {
+        public var policy: PinPolicy
+        public var lockout: LockoutPolicy
+        /// Parameters for new seals; weaker records are upgraded on use.
+        public var kdf: KDFParameters
+        public var unregisterExpirySeconds: Int64
+        public var maxCredentialsPerUser: Int
+        public var maxCredentialsPerUid: Int
+        /// KDF threads (at least 1), jobs waiting at most, and per uid (waiting or running).
+        public var kdfThreads: Int
+        public var kdfQueueMax: Int
+        public var kdfQueuePerUid: Int
+        /// Requests waiting for the store at most, and per uid.
+        public var storeQueueMax: Int
+        public var storeQueuePerUid: Int
+
+        public init(
+            policy: PinPolicy, lockout: LockoutPolicy, kdf: KDFParameters, unregisterExpirySeconds: Int64,
+            maxCredentialsPerUser: Int, maxCredentialsPerUid: Int,
+            kdfThreads: Int, kdfQueueMax: Int, kdfQueuePerUid: Int, storeQueueMax: Int, storeQueuePerUid: Int
+        ) {
+            self.policy = policy
+            self.lockout = lockout
+            self.kdf = kdf
+            self.unregisterExpirySeconds = unregisterExpirySeconds
+            self.maxCredentialsPerUser = maxCredentialsPerUser
+            self.maxCredentialsPerUid = maxCredentialsPerUid
+            self.kdfThreads = kdfThreads
+            self.kdfQueueMax = kdfQueueMax
+            self.kdfQueuePerUid = kdfQueuePerUid
+            self.storeQueueMax = storeQueueMax
+            self.storeQueuePerUid = storeQueuePerUid
+        }
+    }
+
+    let settings: Settings
+    let store: VaultStore
+    let pepper: Pepper
+    let kdfPool: WorkPool
+    let storeQueue: WorkPool
+    let stats = EngineStats()
+    let audit: AuditLog
+    let logger: Logger
+    /// Wall-clock seconds; injectable for tests.
+    let now: @Sendable () -> Int64
+
+    /// Starts the pools' threads. The engine uses `store` and `pepper` until `shutdown`.
+    public init(
+        settings: Settings,
+        store: VaultStore,
+        pepper: Pepper,
+        logger: Logger,
+        now: @escaping @Sendable () -> Int64 = WallClock.seconds
+    ) throws(SystemError) {
+        self.settings = settings
+        self.store = store
+        self.pepper = pepper
+        self.logger = logger
+        self.audit = AuditLog(logger: logger)
+        self.now = now
+        kdfPool = try WorkPool(
+            name: "pv-kdf", threads: settings.kdfThreads,
+            queueMax: settings.kdfQueueMax, perUidMax: settings.kdfQueuePerUid
+        )
+        storeQueue = try WorkPool(
+            name: "pv-store", threads: 1,
+            queueMax: settings.storeQueueMax, perUidMax: settings.storeQueuePerUid
+        )
+    }
+
+    /// KDF threads running.
+    public var kdfThreadCount: Int { kdfPool.threadCount }
+
+    /// Refuses new work, lets queued jobs run (a cancelled one is dropped unrun) and
+    /// joins the threads. The store stays open: its owner closes it.
+    public func shutdown() {
+        kdfPool.shutdown()
+        storeQueue.shutdown()
+    }
+
+    /// Starts `request` from `caller`; the answer reaches `answer` exactly once, from
+    /// whichever thread finishes the work — unless `isCancelled` turns true (the peer
+    /// left) before a queued job begins: such a job is dropped unrun and unanswered,
+    /// having checked no PIN and counted nothing.
+    public func submit(
+        _ request: VaultRequest,
+        from caller: Caller,
+        isCancelled: @escaping @Sendable () -> Bool,
+        answer: @escaping @Sendable (Result<VaultResult, VaultError>) -> Void
+    ) {
+        let call = Call(caller: caller, answer: answer, isCancelled: isCancelled)
+        switch request {
+        case .getPolicy:
+            call.finish(.success(.policy(settings.policy, settings.lockout)))
+        case .checkPin(let pin):
+            call.finish(.success(.checkPin(violations: settings.policy.violations(of: pin))))
+        case .getStats:
+            // Aggregates over every uid would tell one user when others authenticate.
+            call.finish(caller.isAdmin ? .success(.stats(stats.snapshot(kdf: kdfPool.snapshot))) : .failure(.permissionDenied))
+        case .register(let user, let pin, let label):
+            register(call, user: user, pin: pin, label: label)
+        case .list(let user, let ownerUid):
+            list(call, user: user, ownerUid: ownerUid)
+        case .authenticate(let user, let keyId, let pin, let challenge):
+            authenticate(call, user: user, keyId: keyId, pin: pin, challenge: challenge)
+        case .changePin(let user, let keyId, let currentPin, let newPin):
+            changePin(call, user: user, keyId: keyId, currentPin: currentPin, newPin: newPin)
+        case .beginUnregister(let user, let keyId, let pin):
+            beginUnregister(call, user: user, keyId: keyId, pin: pin)
+        case .commitUnregister(let keyId, let token):
+            finishUnregister(call, keyId: keyId, token: token, commit: true)
+        case .abortUnregister(let keyId, let token):
+            finishUnregister(call, keyId: keyId, token: token, commit: false)
+        case .wipe(let user, let keyId, let pin, let ownerUid):
+            wipe(call, user: user, keyId: keyId, pin: pin, ownerUid: ownerUid)
+        case .unblock(let ownerUid, let user, let keyId):
+            unblock(call, ownerUid: ownerUid, user: user, keyId: keyId)
+        case .reset:
+            reset(call)
+        }
+    }
+
+    /// One request's way back, and whether anyone still waits for it.
+    struct Call: Sendable {
+        let caller: Caller
+        let answer: @Sendable (Result<VaultResult, VaultError>) -> Void
+        let isCancelled: @Sendable () -> Bool
+
+        func finish(_ result: Result<VaultResult, VaultError>) { answer(result) }
+    }
+}

@@ -1,0 +1,36 @@
+import PinVaultCore
+import PinVaultCrypto
+
+/// Every way a vault request can fail, as the engine decides it — the one error
+/// vocabulary of PinVault. Each front door maps each case to its own wire form (the
+/// Varlink door to `io.pinvault.Vault.<Name>`, docs/ARCHITECTURE.md); lower layers'
+/// failures (store, crypto, system) become `internalError` at the engine's boundary,
+/// logged there, never passed through.
+public enum VaultError: Error, Equatable, Sendable {
+    /// The PIN is wrong; the failure was counted.
+    case wrongPin(remainingAttempts: Int)
+    /// Throttled: no PIN is checked for this long. Not counted.
+    case lockedOut(retryAfterSeconds: Int64)
+    /// Blocked until an admin `Unblock`.
+    case credentialBlocked
+    /// Deleted by this call for reaching `max_attempts` under `on_max_attempts = wipe`.
+    case credentialWiped
+    /// A new PIN breaks these policy rules.
+    case pinPolicyViolation([PinViolation])
+    /// No such credential for this caller (another uid's is reported so too).
+    case noSuchCredential
+    /// No key id given, and the user holds these credentials.
+    case ambiguousCredential([KeyID])
+    /// The per-user or per-uid credential limit.
+    case tooManyCredentials(limit: Int)
+    /// An unregistration is pending until this Unix time.
+    case unregistrationPending(expiresAt: Int64)
+    /// Wrong unregistration token, or nothing pending.
+    case invalidToken
+    /// A pool is full: retry after this long. Nothing was counted.
+    case busy(retryAfterMilliseconds: Int)
+    /// The caller may not do this.
+    case permissionDenied
+    /// The store or the system failed; the daemon's log says how. Nothing changed.
+    case internalError
+}

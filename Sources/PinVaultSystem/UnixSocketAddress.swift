@@ -1,0 +1,66 @@
+import Glibc
+
+/// A `sockaddr_un` for a filesystem path, or for an abstract name (first byte NUL),
+/// with the length to pass alongside it.
+public struct UnixSocketAddress: Sendable {
+    /// Longest path that fits with its terminating NUL (107 on Linux).
+    public static let maxPathBytes = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+
+    private var address = sockaddr_un()
+    private let length: socklen_t
+
+    /// nil when `bytes` is empty, does not fit, or (for a path) holds a NUL.
+    public init?(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty, bytes.count <= Self.maxPathBytes else { return nil }
+        // A path is passed with its NUL; an abstract name is exactly its bytes.
+        let isAbstract = bytes[0] == 0
+        guard isAbstract || !bytes.contains(0) else { return nil }
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+        }
+        length = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + (isAbstract ? 0 : 1))
+    }
+
+    /// The address of the socket file at `path`.
+    public init?(path: String) {
+        self.init(Array(path.utf8))
+    }
+
+    public func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R) rethrows -> R {
+        try withUnsafePointer(to: address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { try body($0, length) }
+        }
+    }
+}
+
+/// Client ends of Unix sockets.
+public enum UnixSocket {
+    /// A blocking, close-on-exec stream socket connected to `path`. `ENAMETOOLONG` or
+    /// `EINVAL` when the path cannot be an address; the `errno` of `connect` otherwise
+    /// (`ENOENT`, `ECONNREFUSED`, `EACCES`…).
+    public static func connect(path: String) throws(SystemError) -> Int32 {
+        let bytes = Array(path.utf8)
+        guard let address = UnixSocketAddress(bytes) else {
+            throw SystemError(call: "connect", errno: bytes.count > UnixSocketAddress.maxPathBytes ? ENAMETOOLONG : EINVAL)
+        }
+        let fd = try Syscall.run("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        // A connect interrupted by a signal goes on in the background: calling it again
+        // answers EISCONN once it is done, or EALREADY while it is not.
+        let result = address.withSockaddr { address, length in
+            while true {
+                if Glibc.connect(fd, address, length) == 0 { return Int32(0) }
+                switch errno {
+                case EINTR, EALREADY: continue
+                case EISCONN: return 0
+                default: return errno
+                }
+            }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw SystemError(call: "connect", errno: result)
+        }
+        return fd
+    }
+}

@@ -1,0 +1,145 @@
+import CPinVaultSystem
+import Glibc
+import PinVaultSystem
+
+/// The listening Unix stream socket: bound by the daemon itself, or inherited from
+/// systemd (`LISTEN_FDS`). Only a socket the daemon bound is unlinked at shutdown.
+public final class UnixListener: @unchecked Sendable {
+    public let fd: Int32
+    /// The path to unlink at close; nil for an inherited socket.
+    private let ownedPath: String?
+    private var closed = false
+
+    private init(fd: Int32, ownedPath: String?) {
+        self.fd = fd
+        self.ownedPath = ownedPath
+    }
+
+    deinit { close() }
+
+    /// Binds `path` with `mode`. Makes the parent directory (0755) when missing;
+    /// replaces a stale socket file; refuses a live socket or any other kind of file.
+    public static func bind(path: String, mode: mode_t) throws(ListenerError) -> UnixListener {
+        guard let address = UnixSocketAddress(path: path) else {
+            throw .invalidPath(path, "must be 1–\(UnixSocketAddress.maxPathBytes) bytes")
+        }
+        try makeParentDirectory(of: path)
+        try removeStaleSocket(at: path)
+
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw .system(SystemError.last("socket")) }
+        let bound = address.withSockaddr { Glibc.bind(fd, $0, $1) }
+        guard bound == 0 else {
+            let error = SystemError.last("bind \(path)")
+            Glibc.close(fd)
+            throw .system(error)
+        }
+        // The umask (077) shaped the file; set the mode the configuration asks for.
+        guard chmod(path, mode) == 0, listen(fd, 128) == 0 else {
+            let error = SystemError.last("listen \(path)")
+            Glibc.close(fd)
+            unlink(path)
+            throw .system(error)
+        }
+        return UnixListener(fd: fd, ownedPath: path)
+    }
+
+    /// Adopts a socket passed by systemd: it must be a listening Unix stream socket.
+    public static func inherited(fd: Int32) throws(ListenerError) -> UnixListener {
+        var type: Int32 = 0
+        var listening: Int32 = 0
+        var domain: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0,
+              getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) == 0,
+              getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &length) == 0
+        else { throw .system(SystemError.last("getsockopt(LISTEN_FDS)")) }
+        guard type == Int32(SOCK_STREAM.rawValue), listening == 1, domain == AF_UNIX else {
+            throw .notAListeningUnixSocket(fd)
+        }
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0,
+              fcntl(fd, F_SETFD, FD_CLOEXEC) == 0
+        else { throw .system(SystemError.last("fcntl(LISTEN_FDS)")) }
+        return UnixListener(fd: fd, ownedPath: nil)
+    }
+
+    enum Accepted: Equatable {
+        case accepted(Int32)
+        /// Nothing pending (or the peer left before we got to it).
+        case none
+        /// A failure that will repeat while the listener stays readable
+        /// (EMFILE, ENFILE, ENOBUFS, ENOMEM).
+        case failed(Int32)
+    }
+
+    /// Accepts one pending connection, non-blocking and close-on-exec.
+    func accept() -> Accepted {
+        do {
+            guard let client = try Syscall.nonBlocking("accept4", { CPinVaultSystem_accept(fd) }) else { return .none }
+            return .accepted(client)
+        } catch {
+            switch error.errno {
+            case EMFILE, ENFILE, ENOBUFS, ENOMEM: return .failed(error.errno)
+            default: return .none  // ECONNABORTED, EPROTO…
+            }
+        }
+    }
+
+    /// Stops listening; unlinks the path only when this process bound it.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        Glibc.close(fd)
+        if let ownedPath { unlink(ownedPath) }
+    }
+
+    private static func makeParentDirectory(of path: String) throws(ListenerError) {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), slash != path.utf8.startIndex else { return }
+        let parent = String(path[..<slash])
+        var info = stat()
+        if lstat(parent, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw .invalidPath(parent, "is not a directory") }
+            return
+        }
+        guard errno == ENOENT else { throw .system(SystemError.last("stat \(parent)")) }
+        guard mkdir(parent, 0o755) == 0 || errno == EEXIST else { throw .system(SystemError.last("mkdir \(parent)")) }
+        // mkdir obeys the umask (077); the socket's directory must be searchable by all.
+        guard chmod(parent, 0o755) == 0 else { throw .system(SystemError.last("chmod \(parent)")) }
+    }
+
+    /// A socket file nobody accepts on is stale and removed; a live one is an error.
+    private static func removeStaleSocket(at path: String) throws(ListenerError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw .system(SystemError.last("stat \(path)"))
+        }
+        guard info.st_mode & S_IFMT == S_IFSOCK else { throw .invalidPath(path, "exists and is not a socket") }
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe >= 0 else { throw .system(SystemError.last("socket")) }
+        defer { Glibc.close(probe) }
+        guard let address = UnixSocketAddress(path: path) else { throw .invalidPath(path, "too long") }
+        let connected = address.withSockaddr { connect(probe, $0, $1) }
+        if connected == 0 { throw .socketInUse(path) }
+        guard errno == ECONNREFUSED else { throw .system(SystemError.last("connect \(path)")) }
+        guard unlink(path) == 0 || errno == ENOENT else { throw .system(SystemError.last("unlink \(path)")) }
+    }
+}
+
+/// Why the daemon could not listen.
+public enum ListenerError: Error, CustomStringConvertible {
+    case invalidPath(String, String)
+    case socketInUse(String)
+    case notAListeningUnixSocket(Int32)
+    case system(SystemError)
+
+    public var description: String {
+        switch self {
+        case .invalidPath(let path, let reason): "socket path \(path): \(reason)"
+        case .socketInUse(let path): "socket \(path) is in use by a running process"
+        case .notAListeningUnixSocket(let fd): "inherited fd \(fd) is not a listening Unix stream socket"
+        case .system(let error): error.description
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import PinVaultCore
+import PinVaultCrypto
+import PinVaultEngine
+import PinVaultProtocol
+
+extension VaultRequest {
+    /// Decodes the parameters of the method named `name`; nil for a method the
+    /// interface lacks. The parameters allowed are those the interface file declares
+    /// (`VaultMethod.parameterNames`); unknown parameters, wrong types and out-of-range
+    /// values throw naming the parameter.
+    static func decode(method name: String, _ p: ParameterDecoder) throws(ParameterError) -> VaultRequest? {
+        guard let method = VaultMethod(rawValue: name) else { return nil }
+        try p.rejectUnknown(allowed: method.parameterNames)
+        switch method {
+        case .getPolicy:
+            return .getPolicy
+        case .checkPin:
+            return .checkPin(pin: try pin(p, "pin"))
+        case .register:
+            return .register(
+                user: try user(p),
+                pin: try pin(p, "pin"),
+                label: try text(p, "label", required: false, bytes: ProtocolLimits.labelBytes)
+            )
+        case .list:
+            return .list(
+                user: try text(p, "user", required: false, bytes: ProtocolLimits.userBytes),
+                ownerUid: try uid(p, "ownerUid", required: false)
+            )
+        case .authenticate:
+            return .authenticate(
+                user: try user(p),
+                keyId: try p.keyID(required: false),
+                pin: try pin(p, "pin"),
+                challenge: try p.base64("challenge", required: true, decodedBytes: ProtocolLimits.challengeBytes) ?? []
+            )
+        case .changePin:
+            return .changePin(
+                user: try user(p),
+                keyId: try p.keyID(required: false),
+                currentPin: try pin(p, "currentPin"),
+                newPin: try pin(p, "newPin")
+            )
+        case .beginUnregister:
+            return .beginUnregister(
+                user: try user(p),
+                keyId: try p.keyID(required: false),
+                pin: try p.secret("pin", required: false, bytes: ProtocolLimits.pinBytes)
+            )
+        case .commitUnregister, .abortUnregister:
+            guard let keyId = try p.keyID(required: true) else { throw ParameterError("keyId", .missing) }
+            let token = try token(p)
+            return method == .commitUnregister
+                ? .commitUnregister(keyId: keyId, token: token)
+                : .abortUnregister(keyId: keyId, token: token)
+        case .wipe:
+            return .wipe(
+                user: try user(p),
+                keyId: try p.keyID(required: false),
+                pin: try p.secret("pin", required: false, bytes: ProtocolLimits.pinBytes),
+                ownerUid: try uid(p, "ownerUid", required: false)
+            )
+        case .unblock:
+            guard let owner = try uid(p, "ownerUid", required: true),
+                  let keyId = try p.keyID(required: true)
+            else { throw ParameterError("ownerUid", .missing) }
+            return .unblock(ownerUid: owner, user: try user(p), keyId: keyId)
+        case .reset:
+            let confirm = try p.string("confirm", required: true, bytes: 1...16)
+            guard confirm == ProtocolLimits.resetConfirmation else { throw ParameterError("confirm", .malformed) }
+            return .reset
+        case .getStats:
+            return .getStats
+        }
+    }
+
+    private static func user(_ p: ParameterDecoder) throws(ParameterError) -> String {
+        guard let user = try text(p, "user", required: true, bytes: ProtocolLimits.userBytes) else {
+            throw ParameterError("user", .missing)
+        }
+        return user
+    }
+
+    /// A non-secret string with none of the `ControlCharacters` (C0, DEL, C1, bidi
+    /// controls, line and paragraph separators, U+FEFF): they have no place in an
+    /// account name or label, and would only make logs and tables lie.
+    private static func text(_ p: ParameterDecoder, _ name: String, required: Bool, bytes: ClosedRange<Int>) throws(ParameterError) -> String? {
+        guard let value = try p.string(name, required: required, bytes: bytes) else { return nil }
+        guard !ControlCharacters.occur(in: value) else {
+            throw ParameterError(name, .malformed)
+        }
+        return value
+    }
+
+    private static func pin(_ p: ParameterDecoder, _ name: String) throws(ParameterError) -> SecretBytes {
+        guard let pin = try p.secret(name, required: true, bytes: ProtocolLimits.pinBytes) else {
+            throw ParameterError(name, .missing)
+        }
+        return pin
+    }
+
+    private static func uid(_ p: ParameterDecoder, _ name: String, required: Bool) throws(ParameterError) -> UInt32? {
+        try p.int(name, required: required, range: ProtocolLimits.uidRange).map { UInt32($0) }
+    }
+
+    private static func token(_ p: ParameterDecoder) throws(ParameterError) -> SecretBytes {
+        guard let token = try p.secretBase64(
+            "token", required: true, alphabet: .url,
+            decodedBytes: ProtocolLimits.tokenBytes...ProtocolLimits.tokenBytes
+        ) else {
+            throw ParameterError("token", .missing)
+        }
+        return token
+    }
+}

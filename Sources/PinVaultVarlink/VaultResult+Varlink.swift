@@ -1,0 +1,107 @@
+import PinVaultCore
+import PinVaultCrypto
+import PinVaultEngine
+import PinVaultProtocol
+import PinVaultTransport
+
+/// The engine's answers as `io.pinvault.Vault` replies: the interface's field names and
+/// encodings (`io.pinvault.Vault.varlink`).
+enum VarlinkReplies {
+    /// Appends the reply for `result` to `buffer`; `serverStats` fills GetStats' counts
+    /// of connections and requests.
+    static func append(_ result: Result<VaultResult, VaultError>, serverStats: ServerStats, to buffer: ReplyBuffer) {
+        switch result {
+        case .success(let value):
+            VarlinkReply.appendSuccess(to: buffer) { write(value, serverStats: serverStats, into: &$0) }
+        case .failure(let error):
+            error.appendVarlinkReply(to: buffer)
+        }
+    }
+
+    private static func write(_ value: VaultResult, serverStats: ServerStats, into reply: inout JSONObjectWriter) {
+        switch value {
+        case .policy(let policy, let lockout):
+            reply.objectField("policy") { wire(policy, lockout).writeFields(&$0) }
+        case .checkPin(let violations):
+            reply.field("valid", violations.isEmpty)
+            reply.field("violations", strings: violations.map(\.rawValue))
+        case .credential(let credential):
+            reply.objectField("credential") { wire(credential).writeFields(&$0) }
+        case .credentials(let credentials):
+            reply.arrayField("credentials") { array in
+                for credential in credentials {
+                    array.objectElement { wire(credential).writeFields(&$0) }
+                }
+            }
+        case .authenticated(let keyId, let publicKey, let signature, let outdated):
+            reply.field("keyId", keyId.hex)
+            reply.field("publicKey", Base64.encodedString(publicKey))
+            reply.field("signature", Base64.encodedString(signature))
+            reply.field("pinPolicyOutdated", outdated)
+        case .unregistrationBegun(let keyId, let token, let expiresAt):
+            reply.field("keyId", keyId.hex)
+            reply.secretField("token", token, encoding: .base64url)
+            reply.field("expiresAt", RFC3339.string(fromUnixSeconds: expiresAt))
+        case .empty:
+            break
+        case .wiped(let user, let keyIds):
+            reply.field("user", user)
+            reply.field("deletedKeyIds", strings: keyIds.map(\.hex))
+        case .reset(let count):
+            reply.field("deletedCount", count)
+        case .stats(let counters):
+            reply.objectField("counters") { wire(counters, serverStats).writeFields(&$0) }
+        }
+    }
+
+    private static func wire(_ credential: CredentialView) -> VaultCredential {
+        let state: VaultCredential.State = switch credential.state {
+        case .active: .active
+        case .throttled: .throttled
+        case .blocked: .blocked
+        case .pendingUnregistration: .pendingUnregistration
+        }
+        return VaultCredential(
+            user: credential.user,
+            keyId: credential.keyId.hex,
+            label: credential.label,
+            publicKey: credential.publicKey,
+            ownerUid: credential.ownerUid,
+            createdAt: credential.createdAt,
+            lastUsedAt: credential.lastUsedAt,
+            failedAttempts: Int64(credential.failedAttempts),
+            remainingAttempts: Int64(credential.remainingAttempts),
+            state: state,
+            lockedUntil: credential.lockedUntil,
+            unregistrationExpiresAt: credential.unregistrationExpiresAt
+        )
+    }
+
+    private static func wire(_ policy: PinPolicy, _ lockout: LockoutPolicy) -> VaultPinPolicy {
+        VaultPinPolicy(
+            minLength: Int64(policy.minLength),
+            maxLength: Int64(policy.maxLength),
+            digitsOnly: policy.digitsOnly,
+            maxIdenticalDigits: Int64(policy.maxIdenticalDigits),
+            allowSequences: policy.allowSequences,
+            denyListSize: Int64(policy.denyList.count),
+            throttleAfter: Int64(lockout.throttleAfter),
+            maxAttempts: Int64(lockout.maxAttempts),
+            onMaxAttempts: lockout.onMaxAttempts == .wipe ? .wipe : .block
+        )
+    }
+
+    private static func wire(_ counters: EngineStats.Snapshot, _ server: ServerStats) -> VaultStats {
+        VaultStats(
+            requests: Int64(server.messagesReceived),
+            authenticationsSucceeded: Int64(counters.authenticationsSucceeded),
+            authenticationsFailed: Int64(counters.authenticationsFailed),
+            lockouts: Int64(counters.lockouts),
+            kdfQueueDepth: Int64(counters.kdfQueued),
+            kdfRunning: Int64(counters.kdfRunning),
+            activeConnections: Int64(server.activeConnections),
+            uptimeSeconds: Int64(counters.uptimeSeconds),
+            kdfEvaluations: Int64(counters.kdfEvaluations)
+        )
+    }
+}

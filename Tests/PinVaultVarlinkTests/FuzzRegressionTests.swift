@@ -1,0 +1,80 @@
+import Foundation
+import Glibc
+import PinVaultCrypto
+import PinVaultEmbedded
+import PinVaultTransport
+import XCTest
+
+/// The fuzz target's seeds and findings, replayed in the ordinary test run: the corpus
+/// through the `pinvault-fuzz` executable (the very function libFuzzer calls), and
+/// each finding as inline bytes through `InProcessVault`, pinvaultd's request path.
+final class FuzzRegressionTests: XCTestCase {
+    private var directory = ""
+    private let user = Peer(pid: 4242, uid: 1000, gid: 1000, groups: [1000], isAdmin: false)
+
+    override func setUpWithError() throws {
+        var template = Array("/tmp/pinvault-fuzz-test-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+        directory = String(cString: made)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func exchange(_ vault: InProcessVault, _ text: String, peer: Peer? = nil) -> InProcessVault.Outcome {
+        Array(text.utf8).withUnsafeBytes { vault.exchange(frame: $0, peer: peer ?? user) }
+    }
+
+    private func replyText(_ outcome: InProcessVault.Outcome) -> String? {
+        guard case .reply(let bytes) = outcome else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    func testCorpus_replaysThroughTheFuzzTarget_withoutATrap() throws {
+        let tests = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let binary = tests.deletingLastPathComponent().appendingPathComponent("pinvault-fuzz").path
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: binary), "swift build makes \(binary)")
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { root.deleteLastPathComponent() }
+        let corpus = root.appendingPathComponent("Fuzz/corpus").path
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = [corpus]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, printed)
+        let count = try FileManager.default.contentsOfDirectory(atPath: corpus).count
+        XCTAssertGreaterThan(count, 10)
+        XCTAssertEqual(printed, "replayed \(count) inputs\n")
+    }
+
+    func testInProcessVault_answersEveryKindOfFrame_likeTheDaemon() throws {
+        let vault = try InProcessVault(stateDirectory: directory)
+        XCTAssertEqual(exchange(vault, "[1]"), .closed, "not a call: the connection closes")
+        XCTAssertEqual(
+            exchange(vault, #"{"method":"io.pinvault.Vault.Register","oneway":true,"parameters":{"user":"u","pin":"258046"}}"#),
+            .noReply
+        )
+        let listed = replyText(exchange(vault, #"{"method":"io.pinvault.Vault.List"}"#))
+        XCTAssertTrue(listed?.contains(#""user":"u""#) == true, "the oneway Register ran: \(listed ?? "no reply")")
+        let authenticated = replyText(exchange(
+            vault, #"{"method":"io.pinvault.Vault.Authenticate","parameters":{"user":"u","pin":"258046","challenge":"YWJj"}}"#
+        ))
+        XCTAssertTrue(authenticated?.contains(#""signature":"#) == true, authenticated ?? "no reply")
+    }
+
+    func testInProcessVault_virtualClock_endsAThrottle() throws {
+        let vault = try InProcessVault(stateDirectory: directory)
+        _ = exchange(vault, #"{"method":"io.pinvault.Vault.Register","parameters":{"user":"u","pin":"258046"}}"#)
+        let wrong = #"{"method":"io.pinvault.Vault.Authenticate","parameters":{"user":"u","pin":"370591","challenge":"YWJj"}}"#
+        for _ in 0..<3 { _ = exchange(vault, wrong) }
+        XCTAssertTrue(replyText(exchange(vault, wrong))?.contains("LockedOut") == true, "throttled after three")
+        vault.advanceClock(seconds: 5)
+        XCTAssertTrue(replyText(exchange(vault, wrong))?.contains("WrongPin") == true, "the wait is over")
+    }
+}
