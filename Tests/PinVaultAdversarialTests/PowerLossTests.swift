@@ -116,6 +116,7 @@ final class PowerLossTests: XCTestCase {
         environment["LD_PRELOAD"] = power.library
         environment["POWERCUT_DIRECTORY"] = directory
         environment["POWERCUT_SHADOW"] = power.shadow
+        environment["POWERCUT_SKIP"] = PowerCut.Skip.nothing.rawValue
         let run = try Subprocess.run("/usr/bin/python3", ["-c", script], environment: environment)
         XCTAssertEqual(run.status, SIGKILL, "the script should end by SIGKILL:\n\(run)")
         XCTAssertEqual(run.standardError.contains("powercut:"), false, run.standardError)
