@@ -11,7 +11,7 @@
 #   make sanitize  the unit and integration tests under AddressSanitizer, then ThreadSanitizer
 #   make bench  release pinvaultd beside raw Argon2id and ssh-agent; rewrites BENCHMARKS.md
 #               (~3 min; BENCH_QUICK=1 for a ~1 min check of the harness)
-#   make soak   the adversarial suites' long runs: 200 SIGKILLs, longer floods, more guesses
+#   make soak   the adversarial suites' long runs: 200 SIGKILLs, 200 power cuts, longer floods, more guesses
 #
 # Every target installs the Debian packages it is missing when run as root, and
 # otherwise prints the apt-get command to run: the build needs BUILD_PACKAGES, the
@@ -76,10 +76,10 @@ venv:
 test: test-deps venv
 	PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test
 
-# The crash-consistency, flood, authorization and online-guessing suites in their long
-# form (make test runs them short). About 2-3 minutes.
+# The crash-consistency, power-loss, flood, authorization and online-guessing suites in
+# their long form (make test runs them short). About 3-4 minutes.
 soak: test-deps venv
-	PINVAULT_SOAK=1 PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test --filter 'PinVaultAdversarialTests.(CrashConsistency|Flood|Authorization|OnlineGuessing)Tests'
+	PINVAULT_SOAK=1 PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test --filter 'PinVaultAdversarialTests.(CrashConsistency|PowerLoss|Flood|Authorization|OnlineGuessing)Tests'
 
 clean:
 	rm -rf .build $(RUN_DIR) $(VENV)

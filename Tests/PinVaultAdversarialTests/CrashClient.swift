@@ -1,11 +1,15 @@
 import Foundation
 import PinVaultTestKit
 
-/// One client of the crash-consistency test: it runs Register, ChangePin, wrong and
+/// One client of the crash-consistency tests: it runs Register, ChangePin, wrong and
 /// right Authenticate, BeginUnregister/CommitUnregister/AbortUnregister and Wipe on
 /// its own credentials until the daemon dies under it, keeping a `CredentialModel`
 /// of each. After the restart, `reconcile` checks the daemon against the models and
 /// settles what the cut-off call did.
+///
+/// The model is exact: a failure counter must equal what the replies said, give or
+/// take only what the one call in flight may have done (a wrong PIN: +1; a right
+/// PIN: +1 or cleared). Over-counting fails as under-counting does.
 final class CrashClient: @unchecked Sendable {
     /// PINs the test policy accepts (six digits, no run, not on the deny list).
     static let pins = ["258046", "370591", "481620", "592731", "603842", "714953", "825064", "936175"]
@@ -21,6 +25,18 @@ final class CrashClient: @unchecked Sendable {
     private let failures: FailureLog
     /// Operations answered, over the whole test.
     private(set) var answered = 0
+    /// Calls sent whole whose reply the crash cut off, by method, over the whole test.
+    private(set) var cutInFlight: [String: Int] = [:]
+    /// Calls the crash stopped before they left whole (never read by the daemon).
+    private(set) var cutUnsent = 0
+
+    /// How a call ended without a reply.
+    private enum Cut: Error {
+        /// The frame did not leave whole: the daemon cannot have acted on it.
+        case unsent
+        /// Sent whole, no reply: it may or may not have been done.
+        case inFlight
+    }
 
     init(id: Int, failures: FailureLog) {
         self.id = id
@@ -29,9 +45,9 @@ final class CrashClient: @unchecked Sendable {
 
     // MARK: Running until the daemon dies
 
-    /// Runs random operations until the connection breaks (the daemon was killed).
-    func run(socketPath: String) {
-        guard let client = try? VarlinkClient(socketPath: socketPath, timeoutSeconds: 20) else { return }
+    /// Runs random operations on `client` (connected before the cut could come) until
+    /// the connection breaks (the daemon was killed).
+    func run(_ client: VarlinkClient) {
         while true {
             do {
                 try step(client)
@@ -42,58 +58,112 @@ final class CrashClient: @unchecked Sendable {
         }
     }
 
+    /// Sends one call and reads its reply. When the crash cuts it, puts `model` back as
+    /// it was before (`before`) if the call never left, and counts a call in flight.
+    private func call(
+        _ client: VarlinkClient, _ method: String, _ parameters: [String: Any],
+        _ model: CredentialModel, before: CredentialModel.Knowledge
+    ) throws(Cut) -> VarlinkResponse {
+        do {
+            try client.send(VarlinkClient.vault + "." + method, parameters)
+        } catch {
+            model.known = before
+            cutUnsent += 1
+            throw .unsent
+        }
+        do {
+            return try client.receive()
+        } catch {
+            cutInFlight[method, default: 0] += 1
+            throw .inFlight
+        }
+    }
+
     private func step(_ client: VarlinkClient) throws {
         let settled = models.filter(\.isSettled)
         if settled.count < 2 {
             return try register(client)
         }
-        guard let model = settled.randomElement(using: &generator), let pin = model.pin, let keyId = model.keyId else { return }
+        guard let model = settled.randomElement(using: &generator), let pin = model.pin, let keyId = model.keyId,
+              let count = model.failureCount
+        else { return }
         if case .pending(let token, let expiresAt) = model.pending {
             return try finishUnregister(client, model, token: token, expiresAt: expiresAt, commit: Bool.random(using: &generator))
         }
+        let before = model.known
         switch Int.random(in: 0..<10, using: &generator) {
         case 0..<3:
             let newPin = Self.pins.filter { $0 != pin }.randomElement(using: &generator) ?? pin
             model.pins = [pin, newPin]
-            model.minimumFailures = 0  // a right PIN that may have been checked clears the count
-            let reply = try client.vault("ChangePin", ["user": model.user, "keyId": keyId, "currentPin": pin, "newPin": newPin])
+            model.known.changingTo = newPin
+            model.sendingPin(right: true, successShows: true)
+            let reply = try call(client, "ChangePin", ["user": model.user, "keyId": keyId, "currentPin": pin, "newPin": newPin], model, before: before)
             expect(reply, nil, model, "ChangePin")
-            if reply.error == nil { model.pins = [newPin] }
-        case 3..<6 where model.minimumFailures < Self.maxWrongInARow:
-            let reply = try client.authenticate(user: model.user, pin: Self.wrongPin, keyId: keyId)
-            expect(reply, "WrongPin", model, "wrong Authenticate")
-            if let remaining = reply.int("remainingAttempts") {
-                model.minimumFailures = Self.maxAttempts - remaining
+            if reply.error == nil {
+                model.pins = [newPin]
+                model.settle(failures: 0)
             }
+        case 3..<6 where count < Self.maxWrongInARow:
+            model.sendingPin(right: false)
+            let reply = try call(client, "Authenticate", authenticate(model, pin: Self.wrongPin, keyId: keyId), model, before: before)
+            expect(reply, "WrongPin", model, "wrong Authenticate")
+            settleWrongPin(reply, model, after: count, what: "wrong Authenticate")
         case 3..<7:
-            model.minimumFailures = 0
-            let reply = try client.authenticate(user: model.user, pin: pin, keyId: keyId)
+            model.sendingPin(right: true)
+            let reply = try call(client, "Authenticate", authenticate(model, pin: pin, keyId: keyId), model, before: before)
             expect(reply, nil, model, "Authenticate")
-            if reply.error == nil, reply.string("publicKey") != model.publicKey {
-                failures.note("\(model.user): Authenticate answered another public key")
+            if reply.error == nil {
+                model.settle(failures: 0)
+                if reply.string("publicKey") != model.publicKey {
+                    failures.note("\(model.user): Authenticate answered another public key")
+                }
             }
         case 7..<9:
             model.pending = .maybeBegun
-            model.minimumFailures = 0
-            let reply = try client.vault("BeginUnregister", ["user": model.user, "keyId": keyId, "pin": pin])
+            model.sendingPin(right: true, successShows: true)
+            let reply = try call(client, "BeginUnregister", ["user": model.user, "keyId": keyId, "pin": pin], model, before: before)
             expect(reply, nil, model, "BeginUnregister")
             if let token = reply.string("token"), let expiresAt = reply.string("expiresAt") {
                 model.pending = .pending(token: token, expiresAt: expiresAt)
+                model.settle(failures: 0)
             }
         default:
             model.existence = .maybeDeleted
-            model.minimumFailures = 0
-            let reply = try client.vault("Wipe", ["user": model.user, "keyId": keyId, "pin": pin])
+            model.sendingPin(right: true, successShows: true)  // done, it is gone
+            let reply = try call(client, "Wipe", ["user": model.user, "keyId": keyId, "pin": pin], model, before: before)
             expect(reply, nil, model, "Wipe")
             if reply.error == nil { model.existence = .deleted }
         }
+    }
+
+    private func authenticate(_ model: CredentialModel, pin: String, keyId: String?) -> [String: Any] {
+        var parameters: [String: Any] = ["user": model.user, "pin": pin, "challenge": Data("challenge".utf8).base64EncodedString()]
+        if let keyId { parameters["keyId"] = keyId }
+        return parameters
+    }
+
+    /// A WrongPin reply to a wrong PIN sent with the counter at `count`: it must carry
+    /// `remainingAttempts`, and say that exactly this one attempt was counted.
+    private func settleWrongPin(_ reply: VarlinkResponse, _ model: CredentialModel, after count: Int, what: String) {
+        guard reply.errorName == "WrongPin" else { return }
+        guard let remaining = reply.int("remainingAttempts") else {
+            failures.note("\(model.user): \(what) answered WrongPin without remainingAttempts: \(reply)")
+            return
+        }
+        let counted = Self.maxAttempts - remaining
+        if counted != count + 1 {
+            failures.note("\(model.user): \(what) left \(remaining) attempts, so \(counted) failures; \(count + 1) were sent")
+        }
+        model.settle(failures: counted)
     }
 
     private func register(_ client: VarlinkClient) throws {
         serial += 1
         let model = CredentialModel(user: "c\(id)-\(serial)", pin: Self.pins.randomElement(using: &generator) ?? Self.pins[0])
         models.append(model)
-        let reply = try client.vault("Register", ["user": model.user, "pin": model.pins.first ?? ""])
+        var never = model.known
+        never.existence = .deleted
+        let reply = try call(client, "Register", ["user": model.user, "pin": model.pins.first ?? ""], model, before: never)
         expect(reply, nil, model, "Register")
         if let credential = reply.object("credential") {
             model.keyId = credential["keyId"] as? String
@@ -106,13 +176,15 @@ final class CrashClient: @unchecked Sendable {
         _ client: VarlinkClient, _ model: CredentialModel, token: String, expiresAt: String, commit: Bool
     ) throws {
         let keyId = model.keyId ?? ""
+        let before = model.known
         if commit {
             model.existence = .maybeDeleted
         } else {
             model.pending = .maybeAborted(token: token, expiresAt: expiresAt)
         }
-        let reply = try client.vault(commit ? "CommitUnregister" : "AbortUnregister", ["keyId": keyId, "token": token])
-        expect(reply, nil, model, commit ? "CommitUnregister" : "AbortUnregister")
+        let method = commit ? "CommitUnregister" : "AbortUnregister"
+        let reply = try call(client, method, ["keyId": keyId, "token": token], model, before: before)
+        expect(reply, nil, model, method)
         guard reply.error == nil else { return }
         if commit {
             model.existence = .deleted
@@ -132,7 +204,7 @@ final class CrashClient: @unchecked Sendable {
 
     /// Checks every model against what the restarted daemon lists (`listed`, the
     /// credentials of this client's users by user name), settles the outcomes the
-    /// kill left open, and proves each remaining credential opens with exactly one
+    /// crash left open, and proves each remaining credential opens with exactly one
     /// of its possible PINs.
     func reconcile(listed: [String: [String: Any]], client: VarlinkClient) throws {
         for model in models {
@@ -145,7 +217,7 @@ final class CrashClient: @unchecked Sendable {
                     continue
                 }
             case .deleted:
-                if found != nil { failures.note("\(model.user): came back after an acknowledged delete") }
+                if found != nil { failures.note("\(model.user): exists, though acknowledged deleted or never sent") }
                 continue
             case .maybeRegistered, .maybeDeleted:
                 model.existence = found == nil ? .deleted : .exists
@@ -164,21 +236,37 @@ final class CrashClient: @unchecked Sendable {
         guard found["keyId"] as? String == model.keyId, found["publicKey"] as? String == model.publicKey else {
             return failures.note("\(model.user): keyId or publicKey changed: \(found)")
         }
-        let failed = (found["failedAttempts"] as? NSNumber)?.intValue ?? -1
-        if failed < model.minimumFailures {
-            failures.note("\(model.user): failedAttempts \(failed) went below the \(model.minimumFailures) answered")
+        guard let failed = (found["failedAttempts"] as? NSNumber)?.intValue else {
+            failures.note("\(model.user): List gave no failedAttempts: \(found)")
+            model.existence = .deleted  // nothing more to learn from it
+            return
         }
+        // What the counter may hold, as the call in flight was done or not.
+        let ifNotDone = model.failures
+        let ifDone = model.known.failuresIfDone ?? ifNotDone
+        let changingTo = model.known.changingTo
+        func checkFailures(done: Bool) {
+            let allowed = done ? ifDone : ifNotDone
+            if !allowed.contains(failed) {
+                failures.note("\(model.user): failedAttempts \(failed), but the calls answered and in flight allow only "
+                    + "\(allowed.sorted())\(done ? " (the call in flight was done)" : "")")
+            }
+        }
+        model.settle(failures: failed)
         let state = found["state"] as? String
         let expiry = found["unregistrationExpiresAt"] as? String
         switch model.pending {
         case .none:
             if state == "pendingUnregistration" { failures.note("\(model.user): pending with no BeginUnregister") }
+            if changingTo == nil { checkFailures(done: false) }  // a ChangePin in flight: once a PIN opens
         case .pending(_, let expiresAt):
+            checkFailures(done: false)
             if state != "pendingUnregistration" || expiry != expiresAt {
                 failures.note("\(model.user): acknowledged pending unregistration became \(state ?? "?") expiring \(expiry ?? "never"), not \(expiresAt)")
             }
             return  // a pending credential takes no PIN; its token is still ours
         case .maybeAborted(let token, let expiresAt):
+            checkFailures(done: false)
             if state == "pendingUnregistration" {
                 if expiry != expiresAt { failures.note("\(model.user): pending expiry moved to \(expiry ?? "never") from \(expiresAt)") }
                 model.pending = .pending(token: token, expiresAt: expiresAt)
@@ -186,6 +274,7 @@ final class CrashClient: @unchecked Sendable {
             }
             model.pending = .none
         case .maybeBegun:
+            checkFailures(done: state == "pendingUnregistration")
             if state == "pendingUnregistration" {
                 // Begun with a token nobody received: an admin clears it without a PIN.
                 let wiped = try client.vault("Wipe", ["user": model.user])
@@ -195,31 +284,36 @@ final class CrashClient: @unchecked Sendable {
             }
             model.pending = .none
         }
-        try checkOpensWithExactlyOnePin(model, client: client)
+        let opened = try checkOpensWithExactlyOnePin(model, client: client)
+        if let changingTo, let opened { checkFailures(done: opened == changingTo) }
     }
 
-    private func checkOpensWithExactlyOnePin(_ model: CredentialModel, client: VarlinkClient) throws {
+    /// Tries every PIN the model allows, in random order, following the counter through
+    /// each reply: exactly one must open it. Returns that one.
+    private func checkOpensWithExactlyOnePin(_ model: CredentialModel, client: VarlinkClient) throws -> String? {
         var opened: [String] = []
         for candidate in model.pins.shuffled(using: &generator) {
+            let count = model.failureCount ?? 0
             let reply = try client.authenticate(user: model.user, pin: candidate, keyId: model.keyId)
             switch reply.errorName {
             case nil:
                 opened.append(candidate)
+                model.settle(failures: 0)
                 if reply.string("publicKey") != model.publicKey {
                     failures.note("\(model.user): opened to another public key")
                 }
             case "WrongPin":
-                break
+                settleWrongPin(reply, model, after: count, what: "Authenticate after restart")
             default:
                 failures.note("\(model.user): Authenticate after restart answered \(reply)")
             }
         }
-        if opened.count == 1, let pin = opened.first {
-            model.pins = [pin]
-            model.minimumFailures = 0
-        } else {
+        guard opened.count == 1, let pin = opened.first else {
             failures.note("\(model.user): opened with \(opened.count) of its \(model.pins.count) possible PINs")
             model.existence = .deleted  // nothing more to learn from it
+            return nil
         }
+        model.pins = [pin]
+        return pin
     }
 }
