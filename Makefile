@@ -107,7 +107,7 @@ fuzz: test-deps
 # process, under each sanitizer. The integration tests start pinvaultd from the same
 # build directory, so the daemon runs sanitized too (and MemoryHygieneTests scans a
 # daemon whose freed memory ASan keeps in quarantine, unreused).
-SANITIZE_TESTS := PinVaultProtocolTests|PinVaultCryptoTests|PinVaultDaemonTests|PinVaultIntegrationTests|MemoryHygieneTests
+SANITIZE_TESTS := PinVaultSystemTests|PinVaultProtocolTests|PinVaultCryptoTests|PinVaultEngineTests|PinVaultTransportTests|PinVaultVarlinkTests|PinVaultDaemonTests|PinVaultIntegrationTests|MemoryHygieneTests
 
 sanitize: test-deps venv
 	PINVAULT_PYTHON=$(VENV)/bin/python LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan-suppressions.txt \

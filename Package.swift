@@ -103,7 +103,7 @@ let package = Package(
         .executableTarget(
             name: "pinvault",
             dependencies: [
-                "PinVaultClient", "PinVaultSystem",
+                "PinVaultClient", "PinVaultProtocol", "PinVaultSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,5 +1,5 @@
 /// How failed PIN attempts are slowed down and ended (config `[lockout]`,
-/// DESIGN.md §5).
+/// SECURITY.md, "The lockout").
 public struct LockoutPolicy: Sendable, Equatable {
     /// The consecutive failure from which each further attempt must wait.
     public var throttleAfter: Int

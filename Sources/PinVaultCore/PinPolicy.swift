@@ -1,6 +1,6 @@
 import PinVaultCrypto
 
-/// The rules a new PIN must meet (config `[policy]`, DESIGN.md §4).
+/// The rules a new PIN must meet (config `[policy]`, config/pinvaultd.toml).
 ///
 /// `violations(of:current:)` reads the PIN's UTF-8 bytes in place: no character of it
 /// is copied into a Swift `String`, `Array` or table. Lengths count Unicode scalars,

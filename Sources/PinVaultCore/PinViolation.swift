@@ -1,4 +1,4 @@
-/// One way a proposed PIN breaks the PIN policy (DESIGN.md §4).
+/// One way a proposed PIN breaks the PIN policy (config/pinvaultd.toml `[policy]`).
 ///
 /// The raw values are the names the Varlink interface reports. Declaration order is
 /// report order: `PinPolicy.violations(of:current:)` lists its findings in this order.

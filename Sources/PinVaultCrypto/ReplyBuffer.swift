@@ -22,51 +22,57 @@ import Glibc
 /// per access, several per append (a GetPolicy reply is some 60 appends). Any new
 /// access to them must be instantaneous too.
 public final class ReplyBuffer: @unchecked Sendable {
-    @exclusivity(unchecked) private var base: UnsafeMutableRawPointer
+    @exclusivity(unchecked) @usableFromInline var base: UnsafeMutableRawPointer
+    @exclusivity(unchecked) @usableFromInline var allocated: Int
+    @exclusivity(unchecked) @usableFromInline var written: Int = 0
+
     /// Bytes allocated.
-    @exclusivity(unchecked) public private(set) var capacity: Int
+    public var capacity: Int { allocated }
     /// Bytes written, from the start of the buffer.
-    @exclusivity(unchecked) public private(set) var count: Int = 0
+    public var count: Int { written }
 
     /// An empty buffer with room for `capacity` bytes before it first grows.
     public init(capacity: Int = 1024) {
         let initial = max(capacity, 16)
         self.base = UnsafeMutableRawPointer.allocate(byteCount: initial, alignment: 1)
-        self.capacity = initial
+        self.allocated = initial
         base.initializeMemory(as: UInt8.self, repeating: 0, count: initial)
     }
 
     deinit {
-        explicit_bzero(base, capacity)
+        explicit_bzero(base, allocated)
         base.deallocate()
     }
 
     /// Appends one byte.
+    @inlinable
     public func append(_ byte: UInt8) {
-        let used = count
-        if used == capacity { grow(toHold: used + 1) }
+        let used = written
+        if used == allocated { grow(toHold: used + 1) }
         base.storeBytes(of: byte, toByteOffset: used, as: UInt8.self)
-        count = used + 1
+        written = used + 1
     }
 
     /// Appends `bytes`.
+    @inlinable
     public func append(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress, bytes.count > 0 else { return }
-        let used = count
+        let used = written
         let needed = used + bytes.count
-        if needed > capacity { grow(toHold: needed) }
+        if needed > allocated { grow(toHold: needed) }
         (base + used).copyMemory(from: source, byteCount: bytes.count)
-        count = needed
+        written = needed
     }
 
     /// Appends `byteCount` bytes that `body` writes, all of them, at the pointer it is
     /// given: one capacity check for a short run of pieces (a key with its quotes).
+    @inlinable
     public func append(byteCount: Int, _ body: (UnsafeMutableRawPointer) -> Void) {
-        let used = count
+        let used = written
         let needed = used + byteCount
-        if needed > capacity { grow(toHold: needed) }
+        if needed > allocated { grow(toHold: needed) }
         body(base + used)
-        count = needed
+        written = needed
     }
 
     /// Appends the UTF-8 of a non-secret string (names, numbers, literals).
@@ -79,33 +85,33 @@ public final class ReplyBuffer: @unchecked Sendable {
     public func withUnsafeBytes<R, E: Error>(
         _ body: (UnsafeRawBufferPointer) throws(E) -> R
     ) throws(E) -> R {
-        try body(UnsafeRawBufferPointer(start: base, count: count))
+        try body(UnsafeRawBufferPointer(start: base, count: written))
     }
 
     /// Drops the first `n` bytes (those already sent), moving the rest to the front and
     /// zeroing the bytes vacated at the end.
     public func consume(_ n: Int) {
-        let dropped = min(max(n, 0), count)
+        let dropped = min(max(n, 0), written)
         guard dropped > 0 else { return }
-        let remaining = count - dropped
+        let remaining = written - dropped
         if remaining > 0 {
             base.copyMemory(from: base + dropped, byteCount: remaining)
         }
         explicit_bzero(base + remaining, dropped)
-        count = remaining
+        written = remaining
     }
 
-    /// Zeroes everything written and empties the buffer (capacity is kept). Only the
+    /// Zeroes everything written and empties the buffer (its capacity is kept). Only the
     /// bytes written need it: the rest of the allocation is zero already.
     public func zero() {
-        explicit_bzero(base, count)
-        count = 0
+        explicit_bzero(base, written)
+        written = 0
     }
 
     /// Reads the whole allocation, written bytes and the (zero) rest: for tests of the
     /// zeroing.
     public func withAllocatedBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        body(UnsafeRawBufferPointer(start: base, count: capacity))
+        body(UnsafeRawBufferPointer(start: base, count: allocated))
     }
 
     /// A copy of the bytes as an array: for tests and for replies that hold no secret.
@@ -115,18 +121,18 @@ public final class ReplyBuffer: @unchecked Sendable {
 
     /// Moves the bytes to a zeroed allocation of at least `needed` bytes (doubling),
     /// zeroing and freeing the old one. Kept out of line: appends rarely grow.
-    @inline(never)
-    private func grow(toHold needed: Int) {
+    @inline(never) @usableFromInline
+    func grow(toHold needed: Int) {
         let oldBase = base
-        let oldCapacity = capacity
+        let oldCapacity = allocated
         var newCapacity = oldCapacity
         while newCapacity < needed { newCapacity *= 2 }
         let newBase = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 1)
         newBase.initializeMemory(as: UInt8.self, repeating: 0, count: newCapacity)
-        newBase.copyMemory(from: oldBase, byteCount: count)
+        newBase.copyMemory(from: oldBase, byteCount: written)
         explicit_bzero(oldBase, oldCapacity)
         oldBase.deallocate()
         base = newBase
-        capacity = newCapacity
+        allocated = newCapacity
     }
 }

@@ -1,6 +1,6 @@
 import Logging
 
-/// What the command line may say (DESIGN §7). A flag beats the file, the file
+/// What the command line may say (docs/OPERATIONS.md). A flag beats the file, the file
 /// beats the default.
 public struct DaemonOptions: Sendable {
     public var configPath: String?

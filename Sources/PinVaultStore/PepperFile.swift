@@ -2,7 +2,7 @@ import Glibc
 import PinVaultCrypto
 import PinVaultSystem
 
-/// Finds, checks, or makes the 32-byte pepper (DESIGN §3). The bytes go from `read(2)`
+/// Finds, checks, or makes the 32-byte pepper (docs/FORMAT.md §9). The bytes go from `read(2)`
 /// straight into secret memory, never through a Swift array.
 public enum PepperFile {
     /// The pepper's size in bytes.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A raw Varlink client run as another uid (`setpriv`), for the rules of DESIGN §2:
+/// A raw Varlink client run as another uid (`setpriv`), for the rules of SECURITY.md's "Another local user":
 /// a small Python program with nothing but `socket` and `json`, so that what the
 /// daemon sees is a genuine peer with that uid.
 public struct ForeignUidClient {

@@ -3,7 +3,7 @@ import Glibc
 import PinVaultTestKit
 import XCTest
 
-/// Authorization (DESIGN §2) with three real uids besides root, each a peer run
+/// Authorization (SECURITY.md, "Another local user") with three real uids besides root, each a peer run
 /// through `setpriv`: nothing of one uid is visible, usable or deletable by another
 /// (NoSuchCredential, never an existence oracle); admin-only methods refuse
 /// non-admins; `allowed_groups` refuses outsiders at connect; `admin_group` members

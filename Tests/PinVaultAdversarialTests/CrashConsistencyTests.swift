@@ -3,7 +3,7 @@ import Glibc
 import PinVaultTestKit
 import XCTest
 
-/// Crash consistency (DESIGN §3, §5): SIGKILL at random moments while several
+/// Crash consistency (SECURITY.md, "A crash or power loss"): SIGKILL at random moments while several
 /// clients register, change PINs, fail PINs, unregister and wipe; after each restart
 /// on the same state no acknowledged credential is lost or half-written, each opens
 /// with exactly one of its old and new PIN, every failure counter is exactly what the

@@ -3,7 +3,7 @@ import Glibc
 import PinVaultTestKit
 import XCTest
 
-/// Flood and exhaustion (DESIGN §7): hogging uids, hundreds of idle connections,
+/// Flood and exhaustion (docs/OPERATIONS.md): hogging uids, hundreds of idle connections,
 /// slow writers, oversized frames and bursts far above the KDF pool. The daemon
 /// answers every call (a result or `Busy`), a polite client of another uid keeps a
 /// low latency, nothing hangs, and memory stays under `max_parallel × memlimit` plus

@@ -4,7 +4,7 @@ import PinVaultCrypto
 import PinVaultTestKit
 import XCTest
 
-/// DESIGN §8: after a run of requests, the daemon's memory holds no copy of any PIN,
+/// SECURITY.md, "Memory hygiene": after a run of requests, the daemon's memory holds no copy of any PIN,
 /// token or seed that was used. Read as root from outside, through /proc/PID/mem, the
 /// way an attacker who gets hold of a memory image (a core dump, a swapped page, a
 /// debugger) would; and the daemon lets nobody else take such an image.

@@ -3,7 +3,7 @@ import Glibc
 import PinVaultTestKit
 import XCTest
 
-/// Online guessing (DESIGN §5): thousands of wrong PINs sent as fast as a client can,
+/// Online guessing (SECURITY.md, "The lockout"): thousands of wrong PINs sent as fast as a client can,
 /// pipelined on several connections, cost at most `max_attempts` Argon2id runs
 /// (GetStats' `kdfEvaluations`), and leave the credential blocked or wiped.
 final class OnlineGuessingTests: XCTestCase {

@@ -3,7 +3,7 @@ import Glibc
 import PinVaultTestKit
 import XCTest
 
-/// Power loss (DESIGN §3, §5; SECURITY.md "A crash or power loss"): a SIGKILL keeps the
+/// Power loss (SECURITY.md, "A crash or power loss"): a SIGKILL keeps the
 /// page cache, a power cut does not. Here every write the daemon had not made durable
 /// with fsync/fdatasync is lost at each cut, and every name its directory had not
 /// synced is undone (`PowerCut`, `Tests/PowerCut`). The crash rounds' model must still

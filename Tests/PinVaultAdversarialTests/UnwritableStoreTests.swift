@@ -3,7 +3,7 @@ import Glibc
 import PinVaultTestKit
 import XCTest
 
-/// A store that cannot be written (DESIGN §5: a failure is recorded durably before the
+/// A store that cannot be written (SECURITY.md, "The lockout": a failure is recorded durably before the
 /// PIN is checked). On a full disk, and on a file system the kernel turned read-only
 /// under the running daemon, every call that takes a PIN — right or wrong — answers
 /// InternalError without a KDF (GetStats' `kdfEvaluations` unchanged) and counts

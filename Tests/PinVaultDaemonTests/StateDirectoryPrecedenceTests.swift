@@ -3,7 +3,7 @@ import XCTest
 
 @testable import PinVaultDaemon
 
-/// DESIGN §7: a flag beats the file, the file beats the default, and the default is
+/// pinvaultd --help: a flag beats the file, the file beats the default, and the default is
 /// `$STATE_DIRECTORY`, else `/var/lib/pinvault`.
 final class StateDirectoryPrecedenceTests: XCTestCase {
     private var configPath = ""

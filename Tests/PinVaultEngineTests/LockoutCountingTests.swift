@@ -5,7 +5,7 @@ import XCTest
 @testable import PinVaultEngine
 
 /// GetStats' `lockouts` counts each move of a credential into throttled, blocked or
-/// wiped once, however the wrong PINs that race toward it settle (DESIGN §5). The
+/// wiped once, however the wrong PINs that race toward it settle (SECURITY.md, "The lockout"). The
 /// races are played step by step: two attempts are counted, then checked in the
 /// order the test picks, as two KDF threads could finish them.
 final class LockoutCountingTests: XCTestCase {

@@ -2,7 +2,7 @@ import Foundation
 import PinVaultTestKit
 import XCTest
 
-/// Several credentials per account (DESIGN §1, §6): AmbiguousCredential,
+/// Several credentials per account (io.pinvault.Vault.varlink): AmbiguousCredential,
 /// TooManyCredentials, Wipe, Reset, and the PIN policy on Register and ChangePin.
 final class AccountTests: DaemonTestCase {
     /// Registers `count` credentials of `user`; returns their keyIds.

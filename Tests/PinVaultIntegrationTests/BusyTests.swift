@@ -2,7 +2,7 @@ import Foundation
 import PinVaultTestKit
 import XCTest
 
-/// The bounded KDF pool (DESIGN §7): past `kdf.max_parallel`, `queue_max` and
+/// The bounded KDF pool (docs/OPERATIONS.md): past `kdf.max_parallel`, `queue_max` and
 /// `queue_per_uid`, a call answers `Busy` at once, and that refusal counts nothing.
 final class BusyTests: DaemonTestCase {
     /// One KDF at a time, one waiting, one per uid; real Argon2id costs so calls overlap.

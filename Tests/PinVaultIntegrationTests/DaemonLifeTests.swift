@@ -3,7 +3,7 @@ import Glibc
 import PinVaultTestKit
 import XCTest
 
-/// The daemon as a process (DESIGN §7): signals, its socket file, start-up refusals,
+/// The daemon as a process (docs/OPERATIONS.md): signals, its socket file, start-up refusals,
 /// connection limits, sd_notify and socket activation.
 final class DaemonLifeTests: DaemonTestCase {
     private func socketFileExists(_ path: String) -> Bool {

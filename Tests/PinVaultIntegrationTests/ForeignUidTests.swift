@@ -2,7 +2,7 @@ import Foundation
 import PinVaultTestKit
 import XCTest
 
-/// Who may do what (DESIGN §2), with a real second peer: a client running as uid
+/// Who may do what (SECURITY.md, "Another local user"), with a real second peer: a client running as uid
 /// 65534 through `setpriv`. It sees none of root's credentials (NoSuchCredential,
 /// never PermissionDenied), keeps its own, and is refused the admin's powers.
 final class ForeignUidTests: DaemonTestCase {

@@ -2,7 +2,7 @@ import Foundation
 import PinVaultTestKit
 import XCTest
 
-/// Failed attempts (DESIGN §5): WrongPin, LockedOut, CredentialBlocked and Unblock,
+/// Failed attempts (SECURITY.md, "The lockout"): WrongPin, LockedOut, CredentialBlocked and Unblock,
 /// CredentialWiped — and what does and does not count.
 final class LockoutTests: DaemonTestCase {
     private let wrongPin = "999999"

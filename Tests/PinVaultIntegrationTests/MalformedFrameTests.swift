@@ -2,7 +2,7 @@ import Foundation
 import PinVaultTestKit
 import XCTest
 
-/// Framing (DESIGN §6): a frame that is not a JSON object, or has no NUL within
+/// Framing (io.pinvault.Vault.varlink, config/pinvaultd.toml `[server]`): a frame that is not a JSON object, or has no NUL within
 /// `server.max_message_bytes`, closes that connection only; pipelined calls are
 /// answered in order; a oneway call gets no reply but takes effect.
 final class MalformedFrameTests: DaemonTestCase {

@@ -2,7 +2,7 @@ import Foundation
 import PinVaultTestKit
 import XCTest
 
-/// The org.varlink.service errors (DESIGN §6): InvalidParameter for malformed values,
+/// The org.varlink.service errors (io.pinvault.Vault.varlink): InvalidParameter for malformed values,
 /// MethodNotFound, InterfaceNotFound. None of them costs the caller an attempt or
 /// the connection.
 final class ProtocolErrorTests: DaemonTestCase {

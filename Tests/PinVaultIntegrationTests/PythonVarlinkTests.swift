@@ -2,7 +2,7 @@ import Foundation
 import PinVaultTestKit
 import XCTest
 
-/// DESIGN §6: the Python `varlink` package (PyPI) opens io.pinvault.Vault — it parses
+/// The README's promise: the Python `varlink` package (PyPI) opens io.pinvault.Vault — it parses
 /// the served interface description — and calls the methods.
 final class PythonVarlinkTests: DaemonTestCase {
     private static let script = #"""

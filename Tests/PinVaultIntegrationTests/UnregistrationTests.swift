@@ -2,7 +2,7 @@ import Foundation
 import PinVaultTestKit
 import XCTest
 
-/// Two-phase unregistration (DESIGN §1, §6): BeginUnregister, CommitUnregister,
+/// Two-phase unregistration (io.pinvault.Vault.varlink): BeginUnregister, CommitUnregister,
 /// AbortUnregister, the token, UnregistrationPending and expiry.
 final class UnregistrationTests: DaemonTestCase {
     /// Registers `user`, begins its unregistration with the PIN; returns keyId, token, expiresAt.

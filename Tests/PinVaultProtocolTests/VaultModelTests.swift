@@ -72,7 +72,7 @@ final class VaultModelTests: XCTestCase {
     func testMethodNames_areQualifiedWithTheInterface() {
         XCTAssertEqual(VaultMethod.allCases.count, 13)
         XCTAssertEqual(VaultMethod.authenticate.qualifiedName, "io.pinvault.Vault.Authenticate")
-        XCTAssertEqual(VaultErrorName.allCases.count, 12, "the 11 errors of DESIGN §6 and InternalError")
+        XCTAssertEqual(VaultErrorName.allCases.count, 12, "the 11 errors of the first release and InternalError")
         XCTAssertEqual(VaultErrorName(qualifiedName: "io.pinvault.Vault.WrongPin"), .wrongPin)
         XCTAssertNil(VaultErrorName(qualifiedName: "org.varlink.service.WrongPin"))
     }

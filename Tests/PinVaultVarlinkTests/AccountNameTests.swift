@@ -4,7 +4,7 @@ import PinVaultEmbedded
 import PinVaultTransport
 import XCTest
 
-/// User names and labels (DESIGN §1, the interface's `Credential.user`): no control,
+/// User names and labels (the interface's `Credential.user`): no control,
 /// bidi or separator character gets in, through pinvaultd's own request path; the
 /// joiners that emoji and Persian or Indic words need still do.
 final class AccountNameTests: XCTestCase {

@@ -1,5 +1,5 @@
 extension DaemonConfiguration {
-    /// `[access]`: who may connect and who is an admin (DESIGN.md §2).
+    /// `[access]`: who may connect and who is an admin (SECURITY.md, "Another local user").
     public struct Access: Sendable, Equatable {
         /// `admin_group`: members are admins besides root; nil (absent or "") means
         /// root alone.

@@ -2,7 +2,7 @@ import Logging
 import PinVaultCore
 import PinVaultCrypto
 
-/// Everything `pinvaultd` reads from its TOML file (DESIGN.md §4, §5, §7), with the
+/// Everything `pinvaultd` reads from its TOML file (config/pinvaultd.toml lists every key), with the
 /// documented defaults. `config/pinvaultd.toml` lists every key.
 ///
 /// Command-line flags and `$STATE_DIRECTORY` take precedence over the file; `main`
