@@ -26,12 +26,13 @@ extension VaultRequest {
                 ownerUid: try uid(p, "ownerUid", required: false)
             )
         case "Authenticate":
-            try p.rejectUnknown(allowed: ["user", "keyId", "pin", "challenge"])
+            try p.rejectUnknown(allowed: ["user", "keyId", "pin", "challenge", "ownerUid"])
             return .authenticate(
                 user: try user(p),
                 keyId: try p.keyID(required: false),
                 pin: try pin(p, "pin"),
-                challenge: try p.base64("challenge", required: true, decodedBytes: ProtocolLimits.challengeBytes) ?? []
+                challenge: try p.base64("challenge", required: true, decodedBytes: ProtocolLimits.challengeBytes) ?? [],
+                ownerUid: try uid(p, "ownerUid", required: false)
             )
         case "ChangePin":
             try p.rejectUnknown(allowed: ["user", "keyId", "currentPin", "newPin"])

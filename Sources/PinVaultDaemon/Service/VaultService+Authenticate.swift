@@ -4,8 +4,11 @@ import PinVaultStore
 
 /// Authenticate and ChangePin.
 extension VaultService {
-    func authenticate(_ call: Call, user: String, keyId: KeyID?, pin: SecretBytes, challenge: [UInt8]) {
-        let owner = call.peer.uid
+    /// `ownerUid` (admins only, as on List) names another uid's credential: the PAM
+    /// module, run as root, signs a user in with that user's credential and PIN.
+    func authenticate(_ call: Call, user: String, keyId: KeyID?, pin: SecretBytes, challenge: [UInt8], ownerUid: UInt32?) {
+        guard ownerUid == nil || call.peer.isAdmin else { return call.finish(.failure(.permissionDenied)) }
+        let owner = ownerUid ?? call.peer.uid
         onStore(call) { [self] in
             let admitted = try admit(call, owner: owner, user: user, keyId: keyId)
             try onKDF(call) { [self] in
@@ -38,7 +41,7 @@ extension VaultService {
             return reseal
         }
         stats.authenticationSucceeded()
-        audit.record(.authenticationSucceeded, peer: call.peer, keyId: record.keyId)
+        audit.record(.authenticationSucceeded, peer: call.peer, keyId: record.keyId, ownerUid: record.ownerUid)
         if resealed { audit.record(.resealed, peer: call.peer, keyId: record.keyId) }
         return .authenticated(
             keyId: record.keyId,

@@ -179,7 +179,7 @@ extension VaultService {
             return try writer.credential(keyId: keyId).map { counter(of: $0).remainingAttempts(policy: settings.lockout) }
         }
         stats.authenticationFailed()
-        audit.record(.authenticationFailed, peer: call.peer, keyId: keyId)
+        audit.record(.authenticationFailed, peer: call.peer, keyId: keyId, ownerUid: attempt.record.ownerUid)
         guard let remaining else { return .noSuchCredential }
         switch outcome {
         case .wrongPin:

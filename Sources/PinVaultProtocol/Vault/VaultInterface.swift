@@ -111,7 +111,9 @@ method List(user: ?string, ownerUid: ?int) -> (credentials: []Credential)
 # Signs exactly the challenge bytes (1-1024, base64) with the credential's key
 # once the PIN is right. keyId may be omitted when the user holds one credential.
 # pinPolicyOutdated is true when the PIN no longer meets the current policy.
-method Authenticate(user: string, keyId: ?string, pin: string, challenge: string) -> (keyId: string, publicKey: string, signature: string, pinPolicyOutdated: bool)
+# Admins may pass ownerUid to use another uid's credential (the PAM module, run
+# as root by login or sudo, signs in that user with the user's own PIN).
+method Authenticate(user: string, keyId: ?string, pin: string, challenge: string, ownerUid: ?int) -> (keyId: string, publicKey: string, signature: string, pinPolicyOutdated: bool)
 
 # Replaces the PIN after checking the current one; the new PIN must meet the
 # policy and differ from the current one (sameAsCurrent).

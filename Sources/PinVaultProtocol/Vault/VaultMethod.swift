@@ -8,7 +8,7 @@ public enum VaultMethod: String, CaseIterable, Sendable {
     case register = "Register"
     /// `List(user?, ownerUid?) -> (credentials)`.
     case list = "List"
-    /// `Authenticate(user, keyId?, pin, challenge) -> (keyId, publicKey, signature, pinPolicyOutdated)`.
+    /// `Authenticate(user, keyId?, pin, challenge, ownerUid?) -> (keyId, publicKey, signature, pinPolicyOutdated)`.
     case authenticate = "Authenticate"
     /// `ChangePin(user, keyId?, currentPin, newPin) -> (credential)`.
     case changePin = "ChangePin"
@@ -37,7 +37,7 @@ public enum VaultMethod: String, CaseIterable, Sendable {
         case .checkPin: ["pin"]
         case .register: ["user", "pin", "label"]
         case .list: ["user", "ownerUid"]
-        case .authenticate: ["user", "keyId", "pin", "challenge"]
+        case .authenticate: ["user", "keyId", "pin", "challenge", "ownerUid"]
         case .changePin: ["user", "keyId", "currentPin", "newPin"]
         case .beginUnregister: ["user", "keyId", "pin"]
         case .commitUnregister, .abortUnregister: ["keyId", "token"]
