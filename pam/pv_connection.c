@@ -72,7 +72,7 @@ enum pv_io pv_connect(struct pv_connection *connection, const char *path, int64_
             struct timespec pause = {.tv_sec = 0, .tv_nsec = 20 * 1000000};
             if (now_ms() + 20 >= deadline)
                 return PV_IO_TIMEOUT;
-            nanosleep(&pause, NULL);
+            (void)nanosleep(&pause, NULL); /* woken early by a signal: the loop tries again */
             continue;
         }
         if (errno != EINPROGRESS)

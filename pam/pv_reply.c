@@ -56,7 +56,8 @@ bool pv_key_id_matches(const char *key_id, const unsigned char public_key[PV_PUB
     char hex[2 * sizeof hash + 1];
     if (crypto_generichash(hash, sizeof hash, public_key, PV_PUBLIC_KEY_BYTES, NULL, 0) != 0)
         return false;
-    sodium_bin2hex(hex, sizeof hex, hash, sizeof hash);
+    if (sodium_bin2hex(hex, sizeof hex, hash, sizeof hash) == NULL)
+        return false;
     return strlen(key_id) == PV_KEY_ID_HEX && memcmp(key_id, hex, PV_KEY_ID_HEX) == 0;
 }
 

@@ -108,7 +108,8 @@ int pv_request_authenticate(struct pv_buffer *buffer, const char *user, const ch
     char encoded[sodium_base64_ENCODED_LEN(PV_CHALLENGE_MAX_BYTES, sodium_base64_VARIANT_ORIGINAL)];
     if (challenge_length == 0 || challenge_length > PV_CHALLENGE_MAX_BYTES || strlen(key_id) != 32)
         return -1;
-    sodium_bin2base64(encoded, sizeof encoded, challenge, challenge_length, sodium_base64_VARIANT_ORIGINAL);
+    if (sodium_bin2base64(encoded, sizeof encoded, challenge, challenge_length, sodium_base64_VARIANT_ORIGINAL) == NULL)
+        return -1;
     append_text(buffer, "{\"method\":\"io.pinvault.Vault.Authenticate\",\"parameters\":{\"user\":\"");
     pv_json_escape(buffer, (const unsigned char *)user, strlen(user));
     append_text(buffer, "\",\"keyId\":\"");

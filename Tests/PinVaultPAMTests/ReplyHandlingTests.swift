@@ -54,16 +54,16 @@ final class ReplyHandlingTests: PAMTestCase {
         for (cleared, message) in [(3, "3 wrong PINs were tried since your last sign-in"),
                                    (1, "1 wrong PIN was tried since your last sign-in")] {
             let server = try scriptedDaemon(key) { try Self.proof(key, signing: $0, extra: #","failedAttemptsCleared":\#(cleared)"#) }
+            defer { server.stop() }
             let outcome = try pamtester(try onlyModule(socket: server.socketPath), input: pin + "\n")
             XCTAssertTrue(outcome.succeeded, outcome.description)
             XCTAssertTrue(outcome.output.contains(message), outcome.description)
-            server.stop()
         }
         let quiet = try scriptedDaemon(key) { try Self.proof(key, signing: $0, extra: #","failedAttemptsCleared":0"#) }
+        defer { quiet.stop() }
         let outcome = try pamtester(try onlyModule(socket: quiet.socketPath), input: pin + "\n")
         XCTAssertTrue(outcome.succeeded, outcome.description)
         XCTAssertFalse(outcome.output.contains("were tried"), outcome.description)
-        quiet.stop()
     }
 
     func testEveryDaemonAnswer_hasItsPAMResultAndMessage() throws {
@@ -96,13 +96,13 @@ final class ReplyHandlingTests: PAMTestCase {
         for (index, expected) in cases.enumerated() {
             let reply = expected.reply
             let server = try scriptedDaemon(key) { _ in reply.map { .send($0) } ?? .close }
+            defer { server.stop() }
             let outcome = try pamtester(try onlyModule(socket: server.socketPath), input: pin + "\n")
             XCTAssertTrue(outcome.failed(with: expected.result), "case \(index): \(outcome)")
             if let message = expected.message {
                 XCTAssertTrue(outcome.output.contains(message), "case \(index): \(outcome)")
             }
             XCTAssertEqual(server.received.count, 2, "case \(index): List, then Authenticate")
-            server.stop()
         }
     }
 
@@ -121,41 +121,43 @@ final class ReplyHandlingTests: PAMTestCase {
         ]
         for (index, answer) in answers.enumerated() {
             let server = try scriptedDaemon(key, answer: answer)
+            defer { server.stop() }
             let outcome = try pamtester(try onlyModule(socket: server.socketPath), input: pin + "\n")
             XCTAssertTrue(outcome.failed(with: PAMResult.authError), "case \(index): \(outcome)")
-            server.stop()
         }
     }
 
     func testASilentDaemon_isAuthInfoUnavailable_withinTheTimeout() throws {
         let key = try Key()
         let silentList = try ScriptedVarlinkServer { _ in .silence }
+        defer { silentList.stop() }
         var started = Date()
         let list = try pamtester(try onlyModule(["timeout=2"], socket: silentList.socketPath), input: pin + "\n")
         XCTAssertTrue(list.failed(with: PAMResult.authInfoUnavailable), list.description)
         XCTAssertLessThan(Date().timeIntervalSince(started), 8)
-        silentList.stop()
 
         let silentAuthenticate = try scriptedDaemon(key) { _ in .silence }
+        defer { silentAuthenticate.stop() }
         started = Date()
         let authenticate = try pamtester(try onlyModule(["timeout=2"], socket: silentAuthenticate.socketPath), input: pin + "\n")
         let elapsed = Date().timeIntervalSince(started)
         XCTAssertTrue(authenticate.failed(with: PAMResult.authInfoUnavailable), authenticate.description)
         XCTAssertGreaterThan(elapsed, 1.5, "waited for the answer")
         XCTAssertLessThan(elapsed, 8, "but not longer than timeout=2 allows")
-        silentAuthenticate.stop()
     }
 
     /// docs/PAM.md: "pam_pinvault v1" NUL service NUL user NUL, then 32 fresh random bytes.
     func testTheChallenge_namesModuleServiceAndUser_thenAFreshNonce() throws {
         let key = try Key()
         let server = try scriptedDaemon(key) { try Self.proof(key, signing: $0) }
+        defer { server.stop() }
         let service = try onlyModule(socket: server.socketPath)
         XCTAssertTrue(try pamtester(service, input: pin + "\n").succeeded)
         XCTAssertTrue(try pamtester(service, input: pin + "\n").succeeded)
         let calls = try server.received.map { try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]) }
         XCTAssertEqual(calls.compactMap { $0["method"] as? String },
                        ["io.pinvault.Vault.List", "io.pinvault.Vault.Authenticate", "io.pinvault.Vault.List", "io.pinvault.Vault.Authenticate"])
+        guard calls.count == 4 else { return }
         let context = Data("pam_pinvault v1\u{0}\(service.name)\u{0}\(user.name)\u{0}".utf8)
         var nonces: [Data] = []
         for call in [calls[1], calls[3]] {
@@ -171,6 +173,5 @@ final class ReplyHandlingTests: PAMTestCase {
         }
         XCTAssertNotEqual(nonces[0], nonces[1], "a fresh nonce per sign-in")
         XCTAssertEqual((calls[0]["parameters"] as? [String: Any])?["ownerUid"] as? NSNumber, NSNumber(value: user.uid))
-        server.stop()
     }
 }
