@@ -95,8 +95,8 @@ class PAMTestCase: XCTestCase {
     /// Runs pamtester for `service` and `pamUser` (default: the test user), feeding `input`;
     /// `asUser` runs it as the test user (the screen-locker case) instead of root.
     func pamtester(_ service: PAMServiceFile, user pamUser: String? = nil, input: String = "", asUser: Bool = false,
-                   timeout: TimeInterval = 30) throws -> Outcome {
-        let command = ["/usr/bin/pamtester", service.name, pamUser ?? user.name, "authenticate"]
+                   operation: String = "authenticate", timeout: TimeInterval = 30) throws -> Outcome {
+        let command = ["/usr/bin/pamtester", service.name, pamUser ?? user.name, operation]
         let result = asUser
             ? try Subprocess.run("/usr/bin/setpriv", user.setpriv(command), input: Data(input.utf8), timeout: timeout)
             : try Subprocess.run(command[0], Array(command.dropFirst()), input: Data(input.utf8), timeout: timeout)

@@ -112,6 +112,29 @@ final class PamtesterTests: PAMTestCase {
         XCTAssertTrue(fallThrough.succeeded, fallThrough.description)
     }
 
+    /// PAM_SILENT (which sudo 1.9.13 always passes) hides the message, not the result.
+    func testPAM_SILENT_hidesTheMessage_butNotTheResult() throws {
+        try startDaemon()
+        try registerAsUser()
+        let outcome = try pamtester(try onlyModule(), input: wrongPin + "\n", operation: "authenticate(PAM_SILENT)")
+        XCTAssertTrue(outcome.failed(with: PAMResult.authError), outcome.description)
+        XCTAssertFalse(outcome.output.contains("Wrong PIN"), outcome.description)
+        XCTAssertEqual(try usersCredentials().first?["failedAttempts"] as? Int, 1)
+    }
+
+    /// Only `auth` is the module's: account, session and password answer PAM_IGNORE.
+    func testTheOtherManagementGroups_answerIgnore() throws {
+        try startDaemon()
+        let lines = ["account", "session", "password"].flatMap { group in
+            ["\(group) [ignore=ignore default=die] \(module.path)", "\(group) required pam_permit.so"]
+        }
+        let service = try PAMServiceFile(lines)
+        for operation in ["acct_mgmt", "open_session", "close_session"] {
+            let outcome = try pamtester(service, operation: operation)
+            XCTAssertEqual(outcome.status, 0, "\(operation): \(outcome)")
+        }
+    }
+
     func testBadOption_isServiceError() throws {
         try startDaemon()
         try registerAsUser()
