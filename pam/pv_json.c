@@ -67,7 +67,7 @@ static int next_entry(struct pv_json *json, bool *first, bool *more, char close)
     return 0;
 }
 
-/* Appends the UTF-8 of `code` when it fits; counts it either way. */
+/* Appends `count` bytes when they fit before the NUL's place; counts them either way. */
 static void put(char *out, size_t capacity, size_t *length, const unsigned char *bytes, size_t count)
 {
     if (out != NULL && *length + count < capacity)

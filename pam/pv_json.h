@@ -3,7 +3,7 @@
  * read in document order by the caller (no tree, no allocation).
  *
  * Contract: every function reads only inside [pos, end), never past it, whatever
- * the bytes are; each returns 0 on success and -1 on anything that is not JSON
+ * the bytes are; those returning int give 0 on success and -1 on anything that is not JSON
  * (RFC 8259) or breaks a bound below, and after -1 the cursor is not to be used.
  * Strings must be well-formed UTF-8; "\u0000" is refused (no value we read needs
  * it, and C strings could not carry it). Nesting deeper than PV_JSON_MAX_DEPTH is
