@@ -2,7 +2,10 @@
 #
 #   make run    build pinvaultd and pinvault, serve on ./run/io.pinvault.Vault (state in ./run/state)
 #   make test   install what is missing, then run every test
-#   make install       pinvaultd, pinvault, units, config, deny list (PREFIX, DESTDIR;
+#   make pam    the PAM module .build-pam/pam_pinvault.so (C: libpam, libc, libsodium only)
+#   make pam-test      its unit tests, under AddressSanitizer and UBSan
+#   make pam-fuzz      libFuzzer over its reply parser (PAM_FUZZ_SECONDS, default 60)
+#   make install       pinvaultd, pinvault, units, config, deny list, PAM module (PREFIX, DESTDIR;
 #                      INSTALL_FROM=DIR installs binaries built there instead of a release build)
 #   make uninstall     removes what install put; keeps config, state and the sealed pepper
 #                      unless PURGE=yes
@@ -21,11 +24,11 @@ SWIFT        ?= swift
 PYTHON       ?= python3
 RUN_DIR      := $(CURDIR)/run
 VENV         := $(CURDIR)/.venv
-BUILD_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
-TEST_PACKAGES  := python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client
+BUILD_PACKAGES := libsodium-dev libsqlite3-dev pkg-config libpam0g-dev
+TEST_PACKAGES  := python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client pamtester sudo
 
 .PHONY: all deps test-deps apt-packages build release run test soak venv clean
-.PHONY: install install-build uninstall check-units fuzz sanitize bench
+.PHONY: install install-build uninstall check-units fuzz sanitize bench pam pam-test pam-fuzz
 
 all: build
 
@@ -52,7 +55,7 @@ apt-packages:
 		fi; \
 	fi
 
-build: deps
+build: deps pam
 	$(SWIFT) build
 
 release: deps
@@ -73,7 +76,7 @@ venv:
 	@[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv $(VENV)
 	@$(VENV)/bin/python -c 'import varlink' 2>/dev/null || $(VENV)/bin/pip install -q varlink
 
-test: test-deps venv
+test: test-deps venv pam pam-test
 	PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test
 
 # The crash-consistency, power-loss, flood, authorization and online-guessing suites in
@@ -82,7 +85,47 @@ soak: test-deps venv
 	PINVAULT_SOAK=1 PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test --filter 'PinVaultAdversarialTests.(CrashConsistency|PowerLoss|Flood|Authorization|OnlineGuessing)Tests'
 
 clean:
-	rm -rf .build $(RUN_DIR) $(VENV)
+	rm -rf .build $(PAM_BUILD) $(RUN_DIR) $(VENV)
+
+# The PAM module (pam/, docs/PAM.md): C, because PAM loads it into sudo, sshd and
+# login, which must not get the Swift runtime. Linked only to libpam, libc and
+# libsodium; hardened; only the pam_sm_* symbols are exported.
+PAM_BUILD    := $(CURDIR)/.build-pam
+PAM_MODULE   := $(PAM_BUILD)/pam_pinvault.so
+PAM_LIBRARY  := pam/pv_connection.c pam/pv_json.c pam/pv_options.c pam/pv_reply.c pam/pv_request.c
+PAM_SOURCES  := pam/pam_pinvault.c $(PAM_LIBRARY)
+PAM_HEADERS  := $(wildcard pam/*.h)
+PAM_CC       ?= cc
+PAM_WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes
+# Control-flow protection (CET) exists on x86 only: asked for where the compiler takes it.
+PAM_CET      := $(shell $(PAM_CC) -fcf-protection -E -x c /dev/null >/dev/null 2>&1 && echo -fcf-protection)
+PAM_CFLAGS   ?= -std=gnu11 -O2 $(PAM_WARNINGS) -fstack-protector-strong -fstack-clash-protection \
+	$(PAM_CET) -D_FORTIFY_SOURCE=2 -fPIC -fvisibility=hidden
+PAM_LDFLAGS  ?= -shared -Wl,-z,relro,-z,now -Wl,-z,noexecstack -Wl,-z,defs -Wl,--as-needed
+PAM_LIBS     := -lpam $(shell pkg-config --libs libsodium 2>/dev/null || echo -lsodium)
+
+pam: deps $(PAM_MODULE)
+
+$(PAM_MODULE): $(PAM_SOURCES) $(PAM_HEADERS) Makefile
+	@mkdir -p $(PAM_BUILD)
+	$(PAM_CC) $(PAM_CFLAGS) $(PAM_LDFLAGS) -o $@ $(PAM_SOURCES) $(PAM_LIBS)
+
+$(PAM_BUILD)/pv-tests: pam/tests/pv_tests.c $(PAM_LIBRARY) $(PAM_HEADERS) Makefile
+	@mkdir -p $(PAM_BUILD)
+	$(PAM_CC) -std=gnu11 -O1 -g $(PAM_WARNINGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
+		-o $@ pam/tests/pv_tests.c $(PAM_LIBRARY) $(PAM_LIBS)
+
+pam-test: deps $(PAM_BUILD)/pv-tests
+	$(PAM_BUILD)/pv-tests
+
+PAM_FUZZ_SECONDS ?= 60
+PAM_FUZZ_CC      ?= $(dir $(realpath $(shell command -v swiftc)))clang
+pam-fuzz: deps
+	@mkdir -p $(PAM_BUILD)/fuzz-corpus $(PAM_BUILD)/fuzz-findings
+	$(PAM_FUZZ_CC) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -o $(PAM_BUILD)/pv-fuzz \
+		pam/tests/pv_fuzz.c $(PAM_LIBRARY) $(PAM_LIBS)
+	$(PAM_BUILD)/pv-fuzz -max_total_time=$(PAM_FUZZ_SECONDS) -max_len=8192 -print_final_stats=1 \
+		-artifact_prefix=$(PAM_BUILD)/fuzz-findings/ $(PAM_BUILD)/fuzz-corpus
 
 # libFuzzer needs its library without its main (SwiftPM gives the target its own entry
 # point, which hands over to LLVMFuzzerRunDriver) and coverage instrumentation.
@@ -128,12 +171,24 @@ STATEDIR     ?= /var/lib/pinvault
 CREDSTORE    ?= /etc/credstore.encrypted
 INSTALL_FROM ?=
 INSTALL_BIN   = $(if $(INSTALL_FROM),$(INSTALL_FROM),$(CURDIR)/.build/release)
+MANDIR       ?= $(PREFIX)/share/man
+# PAM looks for modules in its own directory, whatever PREFIX is: bookworm's
+# libpam-modules puts pam_unix.so in /lib/<multiarch>/security, and so do we.
+MULTIARCH    := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || $(CC) -print-multiarch)
+PAMDIR       ?= /lib/$(MULTIARCH)/security
+# pam-auth-update reads profiles from here only.
+PAMCONFIGDIR ?= /usr/share/pam-configs
 
 install-build: release
 
-install: $(if $(INSTALL_FROM),,install-build)
+install: $(if $(INSTALL_FROM),,install-build) pam
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
-		$(DESTDIR)$(SYSCONFDIR)/pinvault $(DESTDIR)$(DOCDIR)
+		$(DESTDIR)$(SYSCONFDIR)/pinvault $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(PAMDIR) $(DESTDIR)$(PAMCONFIGDIR) $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 $(PAM_MODULE) $(DESTDIR)$(PAMDIR)/pam_pinvault.so
+	@# Off until an admin enables it (pam-auth-update, docs/PAM.md): installing changes no PAM stack.
+	install -m 0644 packaging/pam-configs/pinvault $(DESTDIR)$(PAMCONFIGDIR)/pinvault
+	install -m 0644 docs/man/pam_pinvault.8 $(DESTDIR)$(MANDIR)/man8/pam_pinvault.8
 	install -m 0755 $(INSTALL_BIN)/pinvaultd $(INSTALL_BIN)/pinvault $(DESTDIR)$(BINDIR)/
 	install -m 0755 packaging/pinvault-seal-pepper $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper
 	sed -e 's|^ExecStart=/usr/local/bin/pinvaultd --config /etc/pinvault/|ExecStart=$(BINDIR)/pinvaultd --config $(SYSCONFDIR)/pinvault/|' \
@@ -151,7 +206,7 @@ install: $(if $(INSTALL_FROM),,install-build)
 			install -m 0644 config/$$file $$target; \
 		fi; \
 	done
-	install -m 0644 README.md SECURITY.md docs/OPERATIONS.md docs/FORMAT.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 README.md SECURITY.md docs/OPERATIONS.md docs/FORMAT.md docs/PAM.md $(DESTDIR)$(DOCDIR)/
 	@# On the real system (no DESTDIR, as root): create the user, tell systemd.
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
 		command -v systemd-sysusers >/dev/null && systemd-sysusers $(SYSUSERSDIR)/pinvault.conf; \
@@ -160,9 +215,15 @@ install: $(if $(INSTALL_FROM),,install-build)
 	fi; true
 
 uninstall:
+	@# A stack that still names the module would refuse every sign-in once it is gone:
+	@# take the profile out of the common-* files first.
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v pam-auth-update >/dev/null; then \
+		pam-auth-update --package --remove pinvault; \
+	fi
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
 		systemctl disable --now pinvaultd.socket pinvaultd.service 2>/dev/null || true; \
 	fi
+	rm -f $(DESTDIR)$(PAMCONFIGDIR)/pinvault $(DESTDIR)$(PAMDIR)/pam_pinvault.so $(DESTDIR)$(MANDIR)/man8/pam_pinvault.8
 	rm -f $(DESTDIR)$(BINDIR)/pinvaultd $(DESTDIR)$(BINDIR)/pinvault $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper \
 		$(DESTDIR)$(UNITDIR)/pinvaultd.service $(DESTDIR)$(UNITDIR)/pinvaultd.socket \
 		$(DESTDIR)$(SYSUSERSDIR)/pinvault.conf

@@ -179,6 +179,8 @@ let package = Package(
             dependencies: ["PinVaultTestKit", "PinVaultProtocol", "PinVaultCrypto"]
         ),
         .testTarget(name: "PinVaultDeploymentTests", dependencies: ["PinVaultTestKit"]),
+        // pam_pinvault.so (built from pam/ by `make pam`, C) through pamtester and sudo.
+        .testTarget(name: "PinVaultPAMTests", dependencies: ["PinVaultTestKit", "PinVaultCrypto"]),
     ],
     swiftLanguageModes: [.v6]
 )

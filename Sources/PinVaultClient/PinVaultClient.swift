@@ -102,8 +102,11 @@ public final class PinVaultClient: Sendable {
     /// Signs exactly `challenge` (1-1024 bytes) with the credential's Ed25519 key once
     /// `pin` is right. `keyId` may be omitted when `user` holds one credential. Consumes
     /// `pin`; a wrong one is counted (`.wrongPin`, then `.lockedOut`, `.credentialBlocked`
-    /// or `.credentialWiped`).
-    public func authenticate(user: String, keyId: String? = nil, pin: PIN, challenge: [UInt8]) async throws(PinVaultError) -> Authentication {
+    /// or `.credentialWiped`). Admins may pass `ownerUid` to use another uid's credential
+    /// (with that credential's PIN).
+    public func authenticate(
+        user: String, keyId: String? = nil, pin: PIN, challenge: [UInt8], ownerUid: UInt32? = nil
+    ) async throws(PinVaultError) -> Authentication {
         let secrets = try PIN.take([(pin, "pin")])
         try ClientLimits.checkUser(user)
         try ClientLimits.checkKeyId(keyId)
@@ -113,6 +116,7 @@ public final class PinVaultClient: Sendable {
             parameters.optionalField("keyId", keyId)
             parameters.secretField("pin", secrets[0], encoding: .raw)
             parameters.field("challenge", Base64.encodedString(challenge))
+            parameters.optionalField("ownerUid", ownerUid.map(Int64.init))
         } decode: { reply throws(ParameterError) in
             try Authentication.decode(reply)
         }

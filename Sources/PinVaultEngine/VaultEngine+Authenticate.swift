@@ -4,8 +4,12 @@ import PinVaultStore
 
 /// Authenticate and ChangePin.
 extension VaultEngine {
-    func authenticate(_ call: Call, user: String, keyId: KeyID?, pin: SecretBytes, challenge: [UInt8]) {
-        withPin(call, owner: call.caller.uid, user: user, keyId: keyId, pin: pin) { [self] record, seed throws(VaultError) in
+    /// `ownerUid` (admins only, as on List) names another uid's credential: the PAM
+    /// module, run as root, signs a user in with that user's credential and PIN.
+    func authenticate(_ call: Call, user: String, keyId: KeyID?, pin: SecretBytes, challenge: [UInt8], ownerUid: UInt32?) {
+        guard ownerUid == nil || call.caller.isAdmin else { return call.finish(.failure(.permissionDenied)) }
+        let owner = ownerUid ?? call.caller.uid
+        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin) { [self] record, seed throws(VaultError) in
             try signed(challenge, pin: pin, record: record, seed: seed, call: call)
         }
     }
@@ -34,7 +38,7 @@ extension VaultEngine {
             return reseal
         }
         stats.authenticationSucceeded()
-        audit.record(.authenticationSucceeded, caller: call.caller, keyId: record.keyId)
+        audit.record(.authenticationSucceeded, caller: call.caller, keyId: record.keyId, ownerUid: record.ownerUid)
         if resealed { audit.record(.resealed, caller: call.caller, keyId: record.keyId) }
         return .authenticated(
             keyId: record.keyId,

@@ -193,7 +193,7 @@ extension VaultEngine {
             return try writer.credential(keyId: keyId).map { counter(of: $0).remainingAttempts(policy: settings.lockout) }
         }
         stats.authenticationFailed()
-        audit.record(.authenticationFailed, caller: call.caller, keyId: keyId)
+        audit.record(.authenticationFailed, caller: call.caller, keyId: keyId, ownerUid: attempt.record.ownerUid)
         guard let remaining else { return .noSuchCredential }
         switch outcome {
         case .wrongPin:

@@ -124,8 +124,8 @@ public final class VaultEngine: Sendable {
             register(call, user: user, pin: pin, label: label)
         case .list(let user, let ownerUid):
             list(call, user: user, ownerUid: ownerUid)
-        case .authenticate(let user, let keyId, let pin, let challenge):
-            authenticate(call, user: user, keyId: keyId, pin: pin, challenge: challenge)
+        case .authenticate(let user, let keyId, let pin, let challenge, let ownerUid):
+            authenticate(call, user: user, keyId: keyId, pin: pin, challenge: challenge, ownerUid: ownerUid)
         case .changePin(let user, let keyId, let currentPin, let newPin):
             changePin(call, user: user, keyId: keyId, currentPin: currentPin, newPin: newPin)
         case .beginUnregister(let user, let keyId, let pin):

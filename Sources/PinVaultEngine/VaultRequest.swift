@@ -8,7 +8,7 @@ public enum VaultRequest: Sendable {
     case checkPin(pin: SecretBytes)
     case register(user: String, pin: SecretBytes, label: String?)
     case list(user: String?, ownerUid: UInt32?)
-    case authenticate(user: String, keyId: KeyID?, pin: SecretBytes, challenge: [UInt8])
+    case authenticate(user: String, keyId: KeyID?, pin: SecretBytes, challenge: [UInt8], ownerUid: UInt32?)
     case changePin(user: String, keyId: KeyID?, currentPin: SecretBytes, newPin: SecretBytes)
     case beginUnregister(user: String, keyId: KeyID?, pin: SecretBytes?)
     case commitUnregister(keyId: KeyID, token: SecretBytes)

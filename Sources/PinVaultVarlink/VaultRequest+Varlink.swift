@@ -32,7 +32,8 @@ extension VaultRequest {
                 user: try user(p),
                 keyId: try p.keyID(required: false),
                 pin: try pin(p, "pin"),
-                challenge: try p.base64("challenge", required: true, decodedBytes: ProtocolLimits.challengeBytes) ?? []
+                challenge: try p.base64("challenge", required: true, decodedBytes: ProtocolLimits.challengeBytes) ?? [],
+                ownerUid: try uid(p, "ownerUid", required: false)
             )
         case .changePin:
             return .changePin(

@@ -1,7 +1,7 @@
 import ArgumentParser
 import PinVaultClient
 
-/// `pinvault auth USER [--key-id ID] --challenge-… C`
+/// `pinvault auth USER [--key-id ID] [--owner-uid UID] --challenge-… C`
 struct AuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "auth",
@@ -10,7 +10,8 @@ struct AuthCommand: AsyncParsableCommand {
             The signature is Ed25519 over exactly the challenge's bytes (1 to 1024), so a \
             relying party verifies it with the public key and any Ed25519 library. Prints the \
             key id, the public key and the signature (base64), and a warning on stderr when \
-            the PIN no longer meets the policy. A wrong PIN counts towards the lockout.
+            the PIN no longer meets the policy. A wrong PIN counts towards the lockout. \
+            Admins may use another uid's credential with --owner-uid (and its PIN).
             """
     )
 
@@ -18,6 +19,9 @@ struct AuthCommand: AsyncParsableCommand {
     @OptionGroup var credential: CredentialOptions
     @OptionGroup var challenge: ChallengeOptions
     @OptionGroup var pins: PinOptions
+
+    @Option(help: ArgumentHelp("Admins only: the credential of this uid instead of your own.", valueName: "uid"))
+    var ownerUid: UInt32?
 
     func run() async throws {
         try await global.run { console in
@@ -28,7 +32,7 @@ struct AuthCommand: AsyncParsableCommand {
             let client = try global.connect()
             defer { client.close() }
             let result = try await client.authenticate(
-                user: credential.user, keyId: credential.keyId, pin: pin, challenge: bytes
+                user: credential.user, keyId: credential.keyId, pin: pin, challenge: bytes, ownerUid: ownerUid
             )
             console.show(result.json) {
                 StandardStream.output.write(Table(headers: nil, rows: [

@@ -63,6 +63,23 @@ final class CommandTests: CLITestCase {
         XCTAssertTrue(try IndependentEd25519.verify(publicKey: publicKey, signature: signature, message: challenge))
     }
 
+    func testAuth_withOwnerUid_asAdmin_signsWithAnotherUidsCredential_andNobodyElseMayPassIt() throws {
+        guard getuid() == 0 else { throw XCTSkip("needs root to register a credential as another uid") }
+        let nobody = UInt32(65534)
+        let registered = try pinvault(["register", "alice", "--pin-stdin", "--json"], input: pin + "\n", uid: nobody)
+        XCTAssertEqual(registered.status, 0, registered.description)
+        let credential = try XCTUnwrap(try Self.object(registered.standardOutput)["credential"] as? [String: Any])
+
+        let reply = try pinvaultJSON(
+            ["auth", "alice", "--owner-uid", String(nobody), "--challenge-hex", "01", "--pin-stdin"], input: pin + "\n"
+        )
+        XCTAssertEqual(reply["keyId"] as? String, credential["keyId"] as? String)
+        let refused = try pinvault(
+            ["auth", "alice", "--owner-uid", String(nobody), "--challenge-hex", "01", "--pin-stdin"], input: pin + "\n", uid: nobody
+        )
+        XCTAssertEqual(refused.status, 7, refused.description)
+    }
+
     func testAuth_withAHexChallenge_andAChallengeFile_signsTheSameBytes() throws {
         let credential = try register()
         let publicKey = try XCTUnwrap(Data(base64Encoded: credential["publicKey"] as? String ?? ""))

@@ -46,6 +46,9 @@ final class ForeignUidTests: ClientTestCase {
         }
         await XCTAssertThrowsPinVaultError(.permissionDenied) { try await client.stats() }
         await XCTAssertThrowsPinVaultError(.permissionDenied) { try await client.list(ownerUid: 0) }
+        await XCTAssertThrowsPinVaultError(.permissionDenied) {
+            try await client.authenticate(user: "alice", pin: PIN("258046"), challenge: [1], ownerUid: 0)
+        }
         await XCTAssertThrowsPinVaultError(.permissionDenied) { try await client.resetEverything() }
         print(Self.doneMarker)
     }

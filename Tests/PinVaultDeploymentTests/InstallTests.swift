@@ -25,6 +25,33 @@ final class InstallTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: installation.configPath, encoding: .utf8), shipped)
     }
 
+    /// The PAM module where bookworm's libpam-modules puts pam_unix.so, whatever PREFIX
+    /// is; the pam-auth-update profile, off by default; its man page and guide.
+    func testInstall_placesThePAMModule_inTheMultiarchSecurityDirectory_andItsProfile() throws {
+        let installation = try Installation.shared()
+        let destination = installation.destination
+        let multiarch = try Subprocess.run("/usr/bin/dpkg-architecture", ["-qDEB_HOST_MULTIARCH"])
+        XCTAssertEqual(multiarch.status, 0, multiarch.description)
+        let module = destination + "/lib/" + multiarch.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+            + "/security/pam_pinvault.so"
+        XCTAssertTrue(FileManager.default.fileExists(atPath: module), module)
+        let mode = try FileManager.default.attributesOfItem(atPath: module)[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o644, "as pam_unix.so")
+        let exported = try Subprocess.run("/usr/bin/nm", ["-D", "--defined-only", module])
+        let symbols = exported.standardOutput.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+        XCTAssertEqual(Set(symbols), ["pam_sm_authenticate", "pam_sm_setcred", "pam_sm_acct_mgmt", "pam_sm_open_session",
+                                      "pam_sm_close_session", "pam_sm_chauthtok"], exported.description)
+        let linked = try Subprocess.run("/usr/bin/ldd", [module])
+        XCTAssertFalse(linked.standardOutput.contains("swift"), "no Swift runtime in sudo, sshd or login: \(linked)")
+
+        let profile = try String(contentsOfFile: destination + "/usr/share/pam-configs/pinvault", encoding: .utf8)
+        XCTAssertTrue(profile.contains("\nDefault: no\n"), profile)
+        XCTAssertTrue(profile.contains("pam_pinvault.so"), profile)
+        for path in ["/usr/local/share/man/man8/pam_pinvault.8", "/usr/local/share/doc/pinvault/PAM.md"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: destination + path), path)
+        }
+    }
+
     func testInstalledDaemon_withInstalledConfiguration_answersGetPolicy() throws {
         let installation = try Installation.shared()
         let daemon = try InstalledDaemon()
@@ -150,6 +177,8 @@ final class InstallTests: XCTestCase {
         XCTAssertEqual(uninstall.status, 0, uninstall.description)
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination + "/usr/local/bin/pinvaultd"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination + "/usr/local/lib/systemd/system/pinvaultd.service"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination + "/usr/share/pam-configs/pinvault"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination + "/usr/local/share/man/man8/pam_pinvault.8"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: destination + "/etc/pinvault/pinvaultd.toml"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: destination + "/var/lib/pinvault"))
 

@@ -87,6 +87,48 @@ final class ForeignUidTests: DaemonTestCase {
         XCTAssertEqual(try client.list(ownerUid: uid).first?.string("state"), "active")
     }
 
+    /// The PAM module's case: run as root, it signs in a user with that user's own
+    /// credential and PIN by passing ownerUid; the count is that credential's.
+    func testAdmin_withOwnerUid_authenticatesAnotherUidsCredential_andItsWrongPinsCountThere() throws {
+        let registered = try nobody.call(VarlinkClient.vault + ".Register", ["user": "alice", "pin": pin, "label": "login"])
+        let credential = try XCTUnwrap(registered.object("credential"), registered.description)
+        let keyId = try XCTUnwrap(credential.string("keyId"))
+        let challenge = Data("pam_pinvault v1\0login\0alice\0".utf8) + Data(repeating: 7, count: 32)
+
+        let wrong = try client.vault("Authenticate", [
+            "user": "alice", "pin": otherPin, "challenge": challenge.base64EncodedString(), "ownerUid": uid,
+        ])
+        XCTAssertError(wrong, "WrongPin")
+        XCTAssertEqual(try client.list(ownerUid: uid).first?.int("failedAttempts"), 1)
+
+        let reply = try client.vault("Authenticate", [
+            "user": "alice", "keyId": keyId, "pin": pin, "challenge": challenge.base64EncodedString(), "ownerUid": uid,
+        ])
+        XCTAssertSuccess(reply)
+        XCTAssertEqual(reply.string("keyId"), keyId)
+        let publicKey = try XCTUnwrap(Data(base64Encoded: reply.string("publicKey") ?? ""))
+        let signature = try XCTUnwrap(Data(base64Encoded: reply.string("signature") ?? ""))
+        XCTAssertTrue(try IndependentEd25519.verify(publicKey: publicKey, signature: signature, message: challenge))
+        XCTAssertEqual(try client.list(ownerUid: uid).first?.int("failedAttempts"), 0)
+        // Without ownerUid root has no such credential of its own.
+        XCTAssertError(try client.authenticate(user: "alice", pin: pin), "NoSuchCredential")
+        XCTAssertTrue(daemon.log.contains("ownerUid=\(uid)"), "the audit line names the owner:\n\(daemon.log)")
+    }
+
+    func testAnotherUid_passingOwnerUidToAuthenticate_isPermissionDenied_andCountsNothing() throws {
+        let replies = try nobody.call([
+            ("io.pinvault.Vault.Register", ["user": "bob", "pin": pin]),
+            ("io.pinvault.Vault.Authenticate", ["user": "bob", "pin": otherPin, "challenge": "AA==", "ownerUid": uid]),
+            ("io.pinvault.Vault.Authenticate", ["user": "bob", "pin": pin, "challenge": "AA==", "ownerUid": 0]),
+            ("io.pinvault.Vault.List", [:]),
+        ])
+        XCTAssertSuccess(replies[0])
+        XCTAssertError(replies[1], "org.varlink.service.PermissionDenied")
+        XCTAssertError(replies[2], "org.varlink.service.PermissionDenied")
+        let listed = try XCTUnwrap((replies[3]["credentials"] as? [[String: Any]])?.first, replies[3].description)
+        XCTAssertEqual(listed.int("failedAttempts"), 0)
+    }
+
     func testAnotherUid_canWipeItsOwnAccountWithThePin_andRootCanResetEveryone() throws {
         try client.register(user: "carol", pin: pin)
         _ = try nobody.call([

@@ -1,0 +1,31 @@
+import Foundation
+import Glibc
+import PinVaultTestKit
+
+/// A throw-away local account (`useradd`, no home, no password, nologin shell),
+/// deleted with its group when released. Root only.
+final class LocalUser {
+    let name: String
+    let uid: UInt32
+    let gid: UInt32
+
+    init() throws {
+        name = "pvt" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+        let made = try Subprocess.run("/usr/sbin/useradd", [
+            "--no-create-home", "--user-group", "--shell", "/usr/sbin/nologin", "--comment", "PinVault PAM test", name,
+        ])
+        guard made.status == 0 else { throw TestKitError("useradd \(name) failed: \(made)") }
+        guard let entry = getpwnam(name) else { throw TestKitError("useradd made no \(name)") }
+        uid = entry.pointee.pw_uid
+        gid = entry.pointee.pw_gid
+    }
+
+    deinit {
+        _ = try? Subprocess.run("/usr/sbin/userdel", [name])
+    }
+
+    /// `command` run as this user (real and effective uid and gid, no supplementary groups).
+    func setpriv(_ command: [String]) -> [String] {
+        ["--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", "--"] + command
+    }
+}

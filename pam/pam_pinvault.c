@@ -1,0 +1,479 @@
+/*
+ * pam_pinvault: sign in with a PinVault PIN (DESIGN §13, docs/PAM.md).
+ *
+ * auth: finds the PAM user's credential labelled `label=` with List, asks for its
+ * PIN, and has pinvaultd sign a fresh challenge that names this module, the PAM
+ * service and the user; PAM_SUCCESS only once that signature verifies with the
+ * credential's public key. Run as root (login, sudo, su, sshd) the module acts as
+ * an admin and names the owner (`ownerUid`); run as a user (a screen locker) it
+ * signs in only that user, with no `ownerUid`.
+ *
+ * Before anything is sent, the socket's server must be root or `server_user`
+ * (SO_PEERCRED). The PIN lives in sodium_malloc'd (locked) memory, is escaped
+ * straight into a locked request buffer, and both are wiped once sent; it is never
+ * logged, and never handed to other modules (PAM_AUTHTOK is only read).
+ *
+ * Only the pam_sm_* functions are exported; everything else is hidden.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pwd.h>
+#include <security/pam_ext.h>
+#include <security/pam_modules.h>
+#include <security/pam_modutil.h>
+#include <sodium.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pv_connection.h"
+#include "pv_options.h"
+#include "pv_reply.h"
+#include "pv_request.h"
+
+#define PV_EXPORT __attribute__((visibility("default")))
+
+/* pam_set_data key: present (non-NULL) once pam_sm_authenticate succeeded, for setcred. */
+#define SUCCEEDED_DATA "pam_pinvault_succeeded"
+static const int succeeded_marker = 1;
+
+/* One sign-in: what every step needs. */
+struct sign_in {
+    pam_handle_t *pamh;
+    bool silent;
+    struct pv_options options;
+    const char *user;
+    const char *service;
+    /* uid 0 running the module: it passes `ownerUid` = owner. */
+    bool as_admin;
+    uid_t owner;
+    struct pv_connection connection;
+    struct pv_credential credential;
+};
+
+/* A message to the user (PAM_ERROR_MSG, PAM_TEXT_INFO), unless PAM_SILENT. */
+__attribute__((format(printf, 3, 4)))
+static void tell(struct sign_in *s, int style, const char *format, ...)
+{
+    if (s->silent)
+        return;
+    va_list arguments;
+    va_start(arguments, format);
+    /* A conversation that cannot show it changes nothing about the result. */
+    int shown = pam_vprompt(s->pamh, style, NULL, format, arguments);
+    va_end(arguments);
+    if (shown != PAM_SUCCESS && s->options.debug)
+        pam_syslog(s->pamh, LOG_DEBUG, "the conversation did not show a message: %s", pam_strerror(s->pamh, shown));
+}
+
+static const char *io_reason(enum pv_io io)
+{
+    switch (io) {
+    case PV_IO_OK: return "ok";
+    case PV_IO_TIMEOUT: return "timed out";
+    case PV_IO_CLOSED: return "connection closed";
+    case PV_IO_TOO_LONG: return "reply too long";
+    case PV_IO_ERROR: return strerror(errno);
+    }
+    return "?";
+}
+
+/* The server of the socket must be root or `server_user`: else the PIN is not sent. */
+static int check_server(struct sign_in *s)
+{
+    uid_t server;
+    if (pv_server_uid(&s->connection, &server) != 0) {
+        pam_syslog(s->pamh, LOG_ERR, "cannot read the credentials of %s's server: %m", s->options.socket_path);
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+    if (server == 0)
+        return PAM_SUCCESS;
+    const struct passwd *daemon_user = pam_modutil_getpwnam(s->pamh, s->options.server_user);
+    if (daemon_user != NULL && daemon_user->pw_uid == server)
+        return PAM_SUCCESS;
+    pam_syslog(s->pamh, LOG_ERR, "refusing %s: it is served by uid %lu, neither root nor %s",
+               s->options.socket_path, (unsigned long)server, s->options.server_user);
+    return PAM_AUTHINFO_UNAVAIL;
+}
+
+/* An error the daemon answered, as a PAM result (with its message to the user). */
+static int answer_error(struct sign_in *s, const char *method, const struct pv_error *error)
+{
+    if (s->options.debug)
+        pam_syslog(s->pamh, LOG_DEBUG, "%s: %s", method, error->name);
+    switch (error->kind) {
+    case PV_ERROR_WRONG_PIN:
+        pam_syslog(s->pamh, LOG_NOTICE, "authentication failure: wrong PIN; user=%s", s->user);
+        tell(s, PAM_ERROR_MSG, "Wrong PIN (%lld attempt%s left)", (long long)error->value, error->value == 1 ? "" : "s");
+        return PAM_AUTH_ERR;
+    case PV_ERROR_LOCKED_OUT:
+        tell(s, PAM_ERROR_MSG, "Too many wrong PINs: try again in %lld s", (long long)error->value);
+        return PAM_MAXTRIES;
+    case PV_ERROR_BLOCKED:
+        pam_syslog(s->pamh, LOG_NOTICE, "PIN blocked; user=%s", s->user);
+        tell(s, PAM_ERROR_MSG, "PIN blocked: ask an administrator");
+        return PAM_MAXTRIES;
+    case PV_ERROR_WIPED:
+        pam_syslog(s->pamh, LOG_NOTICE, "PIN credential wiped after too many wrong PINs; user=%s", s->user);
+        tell(s, PAM_ERROR_MSG, "Too many wrong PINs: the PIN sign-in was deleted");
+        return PAM_MAXTRIES;
+    case PV_ERROR_NO_SUCH_CREDENTIAL:
+        return s->options.nouserok ? PAM_IGNORE : PAM_USER_UNKNOWN;
+    case PV_ERROR_UNREGISTRATION_PENDING:
+    case PV_ERROR_BUSY:
+    case PV_ERROR_INTERNAL:
+    case PV_ERROR_PERMISSION_DENIED:
+    case PV_ERROR_OTHER:
+        break;
+    }
+    pam_syslog(s->pamh, LOG_ERR, "pinvaultd answered %s with %s", method, error->name);
+    return PAM_AUTHINFO_UNAVAIL;
+}
+
+/* Sends `frame` and receives the reply, within `deadline`; PAM_SUCCESS or AUTHINFO_UNAVAIL. */
+static int exchange(struct sign_in *s, const char *method, const void *frame, size_t length, int64_t deadline,
+                    const unsigned char **reply, size_t *reply_length)
+{
+    enum pv_io io = pv_send(&s->connection, frame, length, deadline);
+    if (io == PV_IO_OK)
+        io = pv_receive(&s->connection, deadline, reply, reply_length);
+    if (io == PV_IO_OK)
+        return PAM_SUCCESS;
+    pam_syslog(s->pamh, LOG_ERR, "%s on %s: %s", method, s->options.socket_path, io_reason(io));
+    return PAM_AUTHINFO_UNAVAIL;
+}
+
+/* List: the one credential of the user labelled `label`, usable now. */
+static int find_credential(struct sign_in *s, int64_t deadline)
+{
+    char frame[2 * 1024];
+    struct pv_buffer request = {.data = frame, .capacity = sizeof frame};
+    const unsigned char *reply;
+    size_t reply_length;
+    struct pv_list list;
+    struct pv_error error;
+    if (pv_request_list(&request, s->user, s->as_admin, s->owner) != 0)
+        return PAM_AUTHINFO_UNAVAIL; /* cannot happen: the user name is at most 256 bytes */
+    int result = exchange(s, "List", request.data, request.length, deadline, &reply, &reply_length);
+    if (result != PAM_SUCCESS)
+        return result;
+    switch (pv_reply_list(reply, reply_length, s->user, s->owner, s->options.label, &list, &error)) {
+    case PV_REPLY_OK:
+        break;
+    case PV_REPLY_ERROR:
+        return answer_error(s, "List", &error);
+    case PV_REPLY_MALFORMED:
+        pam_syslog(s->pamh, LOG_ERR, "pinvaultd's reply to List is malformed");
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+    if (s->options.debug)
+        pam_syslog(s->pamh, LOG_DEBUG, "List: %u credential(s) of %s labelled %s", list.matches, s->user, s->options.label);
+    if (list.matches == 0)
+        return s->options.nouserok ? PAM_IGNORE : PAM_USER_UNKNOWN;
+    if (list.matches > 1) {
+        pam_syslog(s->pamh, LOG_ERR, "%u credentials of %s are labelled %s: keep one", list.matches, s->user, s->options.label);
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+    s->credential = list.credential;
+    /* What the daemon would refuse without checking a PIN is refused before asking for one. */
+    switch (s->credential.state) {
+    case PV_STATE_BLOCKED: {
+        struct pv_error blocked = {.kind = PV_ERROR_BLOCKED, .name = "blocked (List)"};
+        return answer_error(s, "List", &blocked);
+    }
+    case PV_STATE_THROTTLED: {
+        int64_t wait = s->credential.locked_until - (int64_t)time(NULL);
+        if (s->credential.locked_until < 0 || wait <= 0)
+            return PAM_SUCCESS; /* the wait is over, or unknown: the daemon decides */
+        struct pv_error throttled = {.kind = PV_ERROR_LOCKED_OUT, .value = wait, .name = "throttled (List)"};
+        return answer_error(s, "List", &throttled);
+    }
+    case PV_STATE_PENDING_UNREGISTRATION: {
+        struct pv_error pending = {.kind = PV_ERROR_UNREGISTRATION_PENDING, .name = "pendingUnregistration (List)"};
+        return answer_error(s, "List", &pending);
+    }
+    case PV_STATE_ACTIVE:
+    case PV_STATE_OTHER:
+        break;
+    }
+    return PAM_SUCCESS;
+}
+
+enum pin_source { PIN_FROM_AUTHTOK, PIN_FROM_PROMPT };
+
+/*
+ * Copies `text` into the locked `pin` buffer. An empty PIN is not sent (it costs
+ * no attempt): the caller answers AUTHINFO_UNAVAIL, so the next module (the
+ * password) takes over. A PIN longer than the protocol allows is AUTH_ERR, unsent.
+ */
+static int take_pin(unsigned char *pin, size_t *pin_length, const char *text)
+{
+    size_t n = strnlen(text, PV_PIN_MAX_BYTES + 1);
+    if (n == 0)
+        return PAM_AUTHINFO_UNAVAIL;
+    if (n > PV_PIN_MAX_BYTES)
+        return PAM_AUTH_ERR;
+    memcpy(pin, text, n);
+    *pin_length = n;
+    return PAM_SUCCESS;
+}
+
+/* The PIN typed at the prompt `PIN for USER: `, echo off. The response is wiped and freed. */
+static int prompt_pin(struct sign_in *s, unsigned char *pin, size_t *pin_length)
+{
+    char *response = NULL;
+    int result = pam_prompt(s->pamh, PAM_PROMPT_ECHO_OFF, &response, "PIN for %s: ", s->user);
+    if (result != PAM_SUCCESS || response == NULL) {
+        if (response != NULL) {
+            explicit_bzero(response, strlen(response));
+            free(response);
+        }
+        if (s->options.debug)
+            pam_syslog(s->pamh, LOG_DEBUG, "no PIN from the conversation: %s", pam_strerror(s->pamh, result));
+        return result == PAM_CONV_AGAIN ? PAM_INCOMPLETE : PAM_CONV_ERR;
+    }
+    result = take_pin(pin, pin_length, response);
+    explicit_bzero(response, strlen(response));
+    free(response);
+    return result;
+}
+
+/* PAM_AUTHTOK as the PIN (libpam owns and wipes the item; only our locked copy is made). */
+static int authtok_pin(struct sign_in *s, unsigned char *pin, size_t *pin_length)
+{
+    const void *item = NULL;
+    int result = pam_get_item(s->pamh, PAM_AUTHTOK, &item);
+    if (result != PAM_SUCCESS || item == NULL || *(const char *)item == '\0') {
+        if (s->options.debug)
+            pam_syslog(s->pamh, LOG_DEBUG, "no PAM_AUTHTOK to use");
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+    return take_pin(pin, pin_length, item);
+}
+
+/*
+ * Authenticate with `pin` over a fresh challenge, and check the answer: the same
+ * credential, and a signature over exactly that challenge. `*wrong_pin` tells a
+ * WrongPin answer apart (for try_first_pass).
+ */
+static int authenticate(struct sign_in *s, const unsigned char *pin, size_t pin_length, bool *wrong_pin)
+{
+    unsigned char nonce[PV_NONCE_BYTES], challenge[PV_CHALLENGE_MAX_BYTES];
+    *wrong_pin = false;
+    randombytes_buf(nonce, sizeof nonce);
+    size_t challenge_length = pv_challenge(challenge, s->service, s->user, nonce);
+    if (challenge_length == 0)
+        return PAM_SERVICE_ERR; /* cannot happen: service and user were bounded before */
+
+    size_t capacity = pv_request_authenticate_size(s->user, pin, pin_length, challenge_length);
+    char *locked = sodium_malloc(capacity);
+    if (locked == NULL) {
+        pam_syslog(s->pamh, LOG_ERR, "sodium_malloc: %m");
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+    struct pv_buffer request = {.data = locked, .capacity = capacity};
+    int built = pv_request_authenticate(&request, s->user, s->credential.key_id, pin, pin_length,
+                                        challenge, challenge_length, s->as_admin, s->owner);
+    int64_t deadline = pv_deadline((int64_t)s->options.timeout_seconds * 1000);
+    enum pv_io io = built == 0 ? pv_send(&s->connection, request.data, request.length, deadline) : PV_IO_ERROR;
+    sodium_memzero(locked, capacity);
+    sodium_free(locked);
+    if (built != 0) {
+        pam_syslog(s->pamh, LOG_ERR, "the Authenticate call did not fit its buffer");
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+
+    const unsigned char *reply;
+    size_t reply_length;
+    if (io == PV_IO_OK)
+        io = pv_receive(&s->connection, deadline, &reply, &reply_length);
+    if (io != PV_IO_OK) {
+        pam_syslog(s->pamh, LOG_ERR, "Authenticate on %s: %s", s->options.socket_path, io_reason(io));
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+    struct pv_proof proof;
+    struct pv_error error;
+    switch (pv_reply_authenticate(reply, reply_length, &proof, &error)) {
+    case PV_REPLY_OK:
+        break;
+    case PV_REPLY_ERROR:
+        *wrong_pin = error.kind == PV_ERROR_WRONG_PIN;
+        return answer_error(s, "Authenticate", &error);
+    case PV_REPLY_MALFORMED:
+        pam_syslog(s->pamh, LOG_ERR, "pinvaultd's reply to Authenticate is malformed");
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+    if (strcmp(proof.key_id, s->credential.key_id) != 0 ||
+        memcmp(proof.public_key, s->credential.public_key, PV_PUBLIC_KEY_BYTES) != 0 ||
+        crypto_sign_verify_detached(proof.signature, challenge, challenge_length, s->credential.public_key) != 0) {
+        pam_syslog(s->pamh, LOG_ERR, "pinvaultd's signature for %s does not verify with the listed key %s",
+                   s->user, s->credential.key_id);
+        return PAM_AUTH_ERR;
+    }
+    if (s->options.debug)
+        pam_syslog(s->pamh, LOG_DEBUG, "Authenticate: signature verified for %s", s->user);
+    if (proof.failed_attempts_cleared == 1)
+        tell(s, PAM_TEXT_INFO, "1 wrong PIN was tried since your last sign-in");
+    else if (proof.failed_attempts_cleared > 1)
+        tell(s, PAM_TEXT_INFO, "%lld wrong PINs were tried since your last sign-in",
+             (long long)proof.failed_attempts_cleared);
+    if (proof.pin_policy_outdated)
+        tell(s, PAM_TEXT_INFO, "Your PIN no longer meets the PIN policy: change it with `pinvault change-pin %s`", s->user);
+    return PAM_SUCCESS;
+}
+
+/* Reads the PIN as the options say and authenticates with it. */
+static int check_pin(struct sign_in *s)
+{
+    unsigned char *pin = sodium_malloc(PV_PIN_MAX_BYTES);
+    size_t pin_length = 0;
+    bool wrong_pin = false;
+    if (pin == NULL) {
+        pam_syslog(s->pamh, LOG_ERR, "sodium_malloc: %m");
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+    int result;
+    bool first_pass = s->options.use_first_pass || s->options.try_first_pass;
+    if (first_pass) {
+        result = authtok_pin(s, pin, &pin_length);
+        if (result == PAM_SUCCESS)
+            result = authenticate(s, pin, pin_length, &wrong_pin);
+        sodium_memzero(pin, PV_PIN_MAX_BYTES);
+        /* try_first_pass asks once more when there was no token, or it was a wrong PIN. */
+        bool again = !s->options.use_first_pass && (wrong_pin || (result == PAM_AUTHINFO_UNAVAIL && pin_length == 0));
+        if (!again) {
+            sodium_free(pin);
+            return result;
+        }
+    }
+    result = prompt_pin(s, pin, &pin_length);
+    if (result == PAM_SUCCESS)
+        result = authenticate(s, pin, pin_length, &wrong_pin);
+    sodium_memzero(pin, PV_PIN_MAX_BYTES);
+    sodium_free(pin);
+    return result;
+}
+
+/* The PAM user, bounded and free of control characters (they would reach prompts and logs). */
+static int read_user(struct sign_in *s)
+{
+    int result = pam_get_user(s->pamh, &s->user, NULL);
+    if (result != PAM_SUCCESS)
+        return result == PAM_CONV_AGAIN ? PAM_INCOMPLETE : result;
+    size_t n = s->user != NULL ? strnlen(s->user, PV_USER_MAX_BYTES + 1) : 0;
+    if (n == 0 || n > PV_USER_MAX_BYTES)
+        return PAM_USER_UNKNOWN;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s->user[i] < 0x20 || s->user[i] == 0x7f)
+            return PAM_USER_UNKNOWN;
+    const void *service = NULL;
+    if (pam_get_item(s->pamh, PAM_SERVICE, &service) != PAM_SUCCESS || service == NULL ||
+        strnlen(service, PV_SERVICE_MAX_BYTES + 1) > PV_SERVICE_MAX_BYTES) {
+        pam_syslog(s->pamh, LOG_ERR, "no PAM_SERVICE, or one longer than %d bytes", PV_SERVICE_MAX_BYTES);
+        return PAM_SERVICE_ERR;
+    }
+    s->service = service;
+    return PAM_SUCCESS;
+}
+
+/* Whose credential: the user's uid. Run as another non-root uid, the module refuses. */
+static int choose_owner(struct sign_in *s)
+{
+    const struct passwd *account = pam_modutil_getpwnam(s->pamh, s->user);
+    if (account == NULL) {
+        if (s->options.debug)
+            pam_syslog(s->pamh, LOG_DEBUG, "no such user %s", s->user);
+        return PAM_USER_UNKNOWN;
+    }
+    uid_t self = geteuid();
+    s->as_admin = self == 0;
+    s->owner = account->pw_uid;
+    if (!s->as_admin && account->pw_uid != self) {
+        pam_syslog(s->pamh, LOG_NOTICE, "running as uid %lu, which cannot sign in %s (uid %lu)",
+                   (unsigned long)self, s->user, (unsigned long)account->pw_uid);
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+    return PAM_SUCCESS;
+}
+
+static int sign_in(struct sign_in *s, int argc, const char **argv)
+{
+    const char *bad = NULL;
+    if (pv_options_parse(&s->options, argc, argv, &bad) != 0) {
+        pam_syslog(s->pamh, LOG_ERR, "unknown or malformed option: %s", bad);
+        return PAM_SERVICE_ERR;
+    }
+    if (sodium_init() < 0) {
+        pam_syslog(s->pamh, LOG_ERR, "libsodium failed to initialize");
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+    int result = read_user(s);
+    if (result == PAM_SUCCESS)
+        result = choose_owner(s);
+    if (result != PAM_SUCCESS)
+        return result;
+
+    int list_seconds = s->options.timeout_seconds < PV_LIST_TIMEOUT_SECONDS ? s->options.timeout_seconds : PV_LIST_TIMEOUT_SECONDS;
+    int64_t deadline = pv_deadline((int64_t)list_seconds * 1000);
+    enum pv_io io = pv_connect(&s->connection, s->options.socket_path, deadline);
+    if (io != PV_IO_OK) {
+        pam_syslog(s->pamh, LOG_ERR, "cannot reach pinvaultd at %s: %s", s->options.socket_path, io_reason(io));
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+    result = check_server(s);
+    if (result == PAM_SUCCESS)
+        result = find_credential(s, deadline);
+    if (result == PAM_SUCCESS)
+        result = check_pin(s);
+    return result;
+}
+
+PV_EXPORT int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    struct sign_in s = {.pamh = pamh, .silent = (flags & PAM_SILENT) != 0, .connection = {.fd = -1}};
+    int result = sign_in(&s, argc, argv);
+    pv_close(&s.connection);
+    sodium_memzero(&s.credential, sizeof s.credential);
+    if (pam_set_data(pamh, SUCCEEDED_DATA, result == PAM_SUCCESS ? (void *)&succeeded_marker : NULL, NULL) != PAM_SUCCESS)
+        pam_syslog(pamh, LOG_ERR, "pam_set_data failed");
+    return result;
+}
+
+/* Nothing to establish: PAM_SUCCESS after our own sign-in succeeded, else PAM_IGNORE. */
+PV_EXPORT int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)flags;
+    (void)argc;
+    (void)argv;
+    const void *data = NULL;
+    return pam_get_data(pamh, SUCCEEDED_DATA, &data) == PAM_SUCCESS && data != NULL ? PAM_SUCCESS : PAM_IGNORE;
+}
+
+/* The other management groups are not this module's. */
+PV_EXPORT int pam_sm_acct_mgmt(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh; (void)flags; (void)argc; (void)argv;
+    return PAM_IGNORE;
+}
+
+PV_EXPORT int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh; (void)flags; (void)argc; (void)argv;
+    return PAM_IGNORE;
+}
+
+PV_EXPORT int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh; (void)flags; (void)argc; (void)argv;
+    return PAM_IGNORE;
+}
+
+PV_EXPORT int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+    (void)pamh; (void)flags; (void)argc; (void)argv;
+    return PAM_IGNORE;
+}

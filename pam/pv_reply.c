@@ -1,0 +1,370 @@
+/* pinvaultd's replies to List and Authenticate (pv_reply.h). */
+#include "pv_reply.h"
+
+#include <sodium.h>
+#include <string.h>
+
+#include "pv_json.h"
+
+/* Longest key this module knows ("unregistrationExpiresAt"), with room to spare. */
+#define KEY_CAPACITY 32
+/* base64 of 64 bytes is 88 characters; nothing we decode is longer. */
+#define BASE64_CAPACITY 96
+#define UID_MAX 4294967294LL /* (uid_t)-1 is not a uid */
+
+static int key_is(const char *key, const char *name)
+{
+    return strcmp(key, name) == 0;
+}
+
+/* Marks `bit` seen; -1 when it was already (a key given twice). */
+static int once(unsigned *seen, unsigned bit)
+{
+    if (*seen & bit)
+        return -1;
+    *seen |= bit;
+    return 0;
+}
+
+/* A standard base64 string (with padding) that decodes to exactly `size` bytes. */
+static int read_base64(struct pv_json *json, unsigned char *out, size_t size)
+{
+    char text[BASE64_CAPACITY];
+    size_t length, decoded;
+    const char *end;
+    if (pv_json_string(json, text, sizeof text, &length) != 0)
+        return -1;
+    if (sodium_base642bin(out, size, text, length, NULL, &decoded, &end, sodium_base64_VARIANT_ORIGINAL) != 0)
+        return -1;
+    return end == text + length && decoded == size ? 0 : -1;
+}
+
+static int read_key_id(struct pv_json *json, char out[PV_KEY_ID_HEX + 1])
+{
+    size_t length;
+    if (pv_json_string(json, out, PV_KEY_ID_HEX + 1, &length) != 0 || length != PV_KEY_ID_HEX)
+        return -1;
+    for (size_t i = 0; i < PV_KEY_ID_HEX; i++)
+        if (!((out[i] >= '0' && out[i] <= '9') || (out[i] >= 'a' && out[i] <= 'f')))
+            return -1;
+    return 0;
+}
+
+bool pv_key_id_matches(const char *key_id, const unsigned char public_key[PV_PUBLIC_KEY_BYTES])
+{
+    unsigned char hash[32];
+    char hex[2 * sizeof hash + 1];
+    if (crypto_generichash(hash, sizeof hash, public_key, PV_PUBLIC_KEY_BYTES, NULL, 0) != 0)
+        return false;
+    if (sodium_bin2hex(hex, sizeof hex, hash, sizeof hash) == NULL)
+        return false;
+    return strlen(key_id) == PV_KEY_ID_HEX && memcmp(key_id, hex, PV_KEY_ID_HEX) == 0;
+}
+
+/* Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar (H. Hinnant). */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+int pv_parse_time(const char *text, int64_t *seconds)
+{
+    static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
+    int64_t v[6] = {0};
+    static const int starts[6] = {0, 5, 8, 11, 14, 17}, widths[6] = {4, 2, 2, 2, 2, 2};
+    if (strlen(text) != sizeof shape - 1)
+        return -1;
+    for (size_t i = 0; i < sizeof shape - 1; i++) {
+        if (shape[i] == 'd' ? (text[i] < '0' || text[i] > '9') : text[i] != shape[i])
+            return -1;
+    }
+    for (int f = 0; f < 6; f++)
+        for (int i = 0; i < widths[f]; i++)
+            v[f] = v[f] * 10 + (text[starts[f] + i] - '0');
+    static const int month_days[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (v[0] % 4 == 0 && v[0] % 100 != 0) || v[0] % 400 == 0;
+    if (v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > month_days[v[1] - 1] ||
+        (v[1] == 2 && v[2] == 29 && !leap) || v[3] > 23 || v[4] > 59 || v[5] > 59)
+        return -1;
+    *seconds = days_from_civil(v[0], v[1], v[2]) * 86400 + v[3] * 3600 + v[4] * 60 + v[5];
+    return 0;
+}
+
+/*
+ * The first pass over a reply: its error name, if any, and where its parameters
+ * start. The whole frame is checked as JSON here.
+ */
+struct envelope {
+    bool is_error;
+    char error[PV_ERROR_NAME_MAX];
+    bool has_parameters;
+    struct pv_json parameters;
+};
+
+static int read_envelope(const unsigned char *frame, size_t length, struct envelope *envelope)
+{
+    struct pv_json json;
+    bool first = true, more;
+    char key[KEY_CAPACITY];
+    size_t key_length;
+    unsigned seen = 0;
+    memset(envelope, 0, sizeof *envelope);
+    pv_json_init(&json, frame, length);
+    if (pv_json_enter(&json, '{') != 0)
+        return -1;
+    for (;;) {
+        if (pv_json_member(&json, &first, &more, key, sizeof key, &key_length) != 0)
+            return -1;
+        if (!more)
+            break;
+        if (key_is(key, "error")) {
+            size_t n;
+            if (once(&seen, 1) != 0 || pv_json_string(&json, envelope->error, sizeof envelope->error, &n) != 0 || n == 0)
+                return -1;
+            for (size_t i = 0; i < n; i++) {
+                char c = envelope->error[i];
+                if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.'))
+                    return -1;
+            }
+            envelope->is_error = true;
+        } else if (key_is(key, "parameters")) {
+            if (once(&seen, 2) != 0)
+                return -1;
+            envelope->parameters = json;
+            envelope->has_parameters = true;
+            if (pv_json_skip(&json) != 0)
+                return -1;
+        } else if (key_is(key, "continues")) {
+            bool continues;
+            /* We never ask for more: a reply that promises more is not ours. */
+            if (once(&seen, 4) != 0 || pv_json_bool(&json, &continues) != 0 || continues)
+                return -1;
+        } else if (pv_json_skip(&json) != 0) {
+            return -1;
+        }
+    }
+    return pv_json_finish(&json);
+}
+
+static const struct {
+    const char *name;
+    enum pv_error_kind kind;
+    const char *parameter; /* the integer it carries, or NULL */
+} known_errors[] = {
+    {"io.pinvault.Vault.WrongPin", PV_ERROR_WRONG_PIN, "remainingAttempts"},
+    {"io.pinvault.Vault.LockedOut", PV_ERROR_LOCKED_OUT, "retryAfterSeconds"},
+    {"io.pinvault.Vault.CredentialBlocked", PV_ERROR_BLOCKED, NULL},
+    {"io.pinvault.Vault.CredentialWiped", PV_ERROR_WIPED, NULL},
+    {"io.pinvault.Vault.NoSuchCredential", PV_ERROR_NO_SUCH_CREDENTIAL, NULL},
+    {"io.pinvault.Vault.UnregistrationPending", PV_ERROR_UNREGISTRATION_PENDING, NULL},
+    {"io.pinvault.Vault.Busy", PV_ERROR_BUSY, NULL},
+    {"io.pinvault.Vault.InternalError", PV_ERROR_INTERNAL, NULL},
+    {"org.varlink.service.PermissionDenied", PV_ERROR_PERMISSION_DENIED, NULL},
+};
+
+/* The error of an envelope, with the one integer WrongPin and LockedOut must carry. */
+static enum pv_reply_status read_error(struct envelope *envelope, struct pv_error *error)
+{
+    memset(error, 0, sizeof *error);
+    memcpy(error->name, envelope->error, sizeof error->name);
+    error->kind = PV_ERROR_OTHER;
+    const char *parameter = NULL;
+    for (size_t i = 0; i < sizeof known_errors / sizeof known_errors[0]; i++) {
+        if (strcmp(envelope->error, known_errors[i].name) == 0) {
+            error->kind = known_errors[i].kind;
+            parameter = known_errors[i].parameter;
+        }
+    }
+    if (parameter == NULL)
+        return PV_REPLY_ERROR;
+    if (!envelope->has_parameters)
+        return PV_REPLY_MALFORMED;
+    struct pv_json *json = &envelope->parameters;
+    bool first = true, more, found = false;
+    char key[KEY_CAPACITY];
+    size_t key_length;
+    if (pv_json_enter(json, '{') != 0)
+        return PV_REPLY_MALFORMED;
+    for (;;) {
+        if (pv_json_member(json, &first, &more, key, sizeof key, &key_length) != 0)
+            return PV_REPLY_MALFORMED;
+        if (!more)
+            break;
+        if (key_is(key, parameter)) {
+            if (found || pv_json_int(json, 0, INT32_MAX, &error->value) != 0)
+                return PV_REPLY_MALFORMED;
+            found = true;
+        } else if (pv_json_skip(json) != 0) {
+            return PV_REPLY_MALFORMED;
+        }
+    }
+    return found ? PV_REPLY_ERROR : PV_REPLY_MALFORMED;
+}
+
+/* Reads the envelope; PV_REPLY_OK leaves `parameters` at the start of the success's object. */
+static enum pv_reply_status open_reply(const unsigned char *frame, size_t length,
+                                       struct envelope *envelope, struct pv_error *error)
+{
+    if (read_envelope(frame, length, envelope) != 0)
+        return PV_REPLY_MALFORMED;
+    if (envelope->is_error)
+        return read_error(envelope, error);
+    if (!envelope->has_parameters || pv_json_enter(&envelope->parameters, '{') != 0)
+        return PV_REPLY_MALFORMED;
+    return PV_REPLY_OK;
+}
+
+enum {
+    SEEN_USER = 1 << 0, SEEN_KEY_ID = 1 << 1, SEEN_LABEL = 1 << 2, SEEN_PUBLIC_KEY = 1 << 3,
+    SEEN_OWNER = 1 << 4, SEEN_STATE = 1 << 5, SEEN_LOCKED_UNTIL = 1 << 6,
+};
+
+/* One Credential object; `*labelled` tells whether its label is `label`. */
+static int read_credential(struct pv_json *json, const char *user, uid_t owner, const char *label,
+                           struct pv_credential *credential, bool *labelled)
+{
+    bool first = true, more;
+    char key[KEY_CAPACITY];
+    size_t key_length, length;
+    unsigned seen = 0;
+    char text[PV_LABEL_MAX_BYTES + 1];
+    memset(credential, 0, sizeof *credential);
+    credential->locked_until = -1;
+    *labelled = false;
+    if (pv_json_enter(json, '{') != 0)
+        return -1;
+    for (;;) {
+        if (pv_json_member(json, &first, &more, key, sizeof key, &key_length) != 0)
+            return -1;
+        if (!more)
+            break;
+        if (key_is(key, "user")) {
+            if (once(&seen, SEEN_USER) != 0 || pv_json_string(json, text, PV_USER_MAX_BYTES + 1, &length) != 0 ||
+                strcmp(text, user) != 0)
+                return -1;
+        } else if (key_is(key, "keyId")) {
+            if (once(&seen, SEEN_KEY_ID) != 0 || read_key_id(json, credential->key_id) != 0)
+                return -1;
+        } else if (key_is(key, "label")) {
+            if (once(&seen, SEEN_LABEL) != 0)
+                return -1;
+            if (!pv_json_null(json)) {
+                if (pv_json_string(json, text, PV_LABEL_MAX_BYTES + 1, &length) != 0)
+                    return -1;
+                *labelled = strcmp(text, label) == 0;
+            }
+        } else if (key_is(key, "publicKey")) {
+            if (once(&seen, SEEN_PUBLIC_KEY) != 0 || read_base64(json, credential->public_key, PV_PUBLIC_KEY_BYTES) != 0)
+                return -1;
+        } else if (key_is(key, "ownerUid")) {
+            int64_t uid;
+            if (once(&seen, SEEN_OWNER) != 0 || pv_json_int(json, 0, UID_MAX, &uid) != 0 || (uid_t)uid != owner)
+                return -1;
+        } else if (key_is(key, "state")) {
+            if (once(&seen, SEEN_STATE) != 0 || pv_json_string(json, text, sizeof text, &length) != 0)
+                return -1;
+            credential->state = key_is(text, "active") ? PV_STATE_ACTIVE
+                : key_is(text, "throttled") ? PV_STATE_THROTTLED
+                : key_is(text, "blocked") ? PV_STATE_BLOCKED
+                : key_is(text, "pendingUnregistration") ? PV_STATE_PENDING_UNREGISTRATION
+                : PV_STATE_OTHER;
+        } else if (key_is(key, "lockedUntil")) {
+            if (once(&seen, SEEN_LOCKED_UNTIL) != 0)
+                return -1;
+            if (!pv_json_null(json) &&
+                (pv_json_string(json, text, sizeof text, &length) != 0 || pv_parse_time(text, &credential->locked_until) != 0))
+                return -1;
+        } else if (pv_json_skip(json) != 0) {
+            return -1;
+        }
+    }
+    unsigned required = SEEN_USER | SEEN_KEY_ID | SEEN_PUBLIC_KEY | SEEN_OWNER | SEEN_STATE;
+    if ((seen & required) != required)
+        return -1;
+    return pv_key_id_matches(credential->key_id, credential->public_key) ? 0 : -1;
+}
+
+enum pv_reply_status pv_reply_list(const unsigned char *frame, size_t length,
+                                   const char *user, uid_t owner, const char *label,
+                                   struct pv_list *list, struct pv_error *error)
+{
+    struct envelope envelope;
+    memset(list, 0, sizeof *list);
+    enum pv_reply_status status = open_reply(frame, length, &envelope, error);
+    if (status != PV_REPLY_OK)
+        return status;
+    struct pv_json *json = &envelope.parameters;
+    bool first = true, more, found = false;
+    char key[KEY_CAPACITY];
+    size_t key_length;
+    for (;;) {
+        if (pv_json_member(json, &first, &more, key, sizeof key, &key_length) != 0)
+            return PV_REPLY_MALFORMED;
+        if (!more)
+            break;
+        if (!key_is(key, "credentials")) {
+            if (pv_json_skip(json) != 0)
+                return PV_REPLY_MALFORMED;
+            continue;
+        }
+        if (found || pv_json_enter(json, '[') != 0)
+            return PV_REPLY_MALFORMED;
+        found = true;
+        bool first_element = true, more_elements;
+        for (;;) {
+            struct pv_credential credential;
+            bool labelled;
+            if (pv_json_element(json, &first_element, &more_elements) != 0)
+                return PV_REPLY_MALFORMED;
+            if (!more_elements)
+                break;
+            if (read_credential(json, user, owner, label, &credential, &labelled) != 0)
+                return PV_REPLY_MALFORMED;
+            if (labelled && list->matches++ == 0)
+                list->credential = credential;
+        }
+    }
+    return found ? PV_REPLY_OK : PV_REPLY_MALFORMED;
+}
+
+enum pv_reply_status pv_reply_authenticate(const unsigned char *frame, size_t length,
+                                           struct pv_proof *proof, struct pv_error *error)
+{
+    struct envelope envelope;
+    memset(proof, 0, sizeof *proof);
+    enum pv_reply_status status = open_reply(frame, length, &envelope, error);
+    if (status != PV_REPLY_OK)
+        return status;
+    struct pv_json *json = &envelope.parameters;
+    bool first = true, more;
+    char key[KEY_CAPACITY];
+    size_t key_length;
+    unsigned seen = 0;
+    for (;;) {
+        if (pv_json_member(json, &first, &more, key, sizeof key, &key_length) != 0)
+            return PV_REPLY_MALFORMED;
+        if (!more)
+            break;
+        int failed;
+        if (key_is(key, "keyId"))
+            failed = once(&seen, 1) || read_key_id(json, proof->key_id);
+        else if (key_is(key, "publicKey"))
+            failed = once(&seen, 2) || read_base64(json, proof->public_key, PV_PUBLIC_KEY_BYTES);
+        else if (key_is(key, "signature"))
+            failed = once(&seen, 4) || read_base64(json, proof->signature, PV_SIGNATURE_BYTES);
+        else if (key_is(key, "pinPolicyOutdated"))
+            failed = once(&seen, 8) || pv_json_bool(json, &proof->pin_policy_outdated);
+        else if (key_is(key, "failedAttemptsCleared"))
+            failed = once(&seen, 16) || pv_json_int(json, 0, INT32_MAX, &proof->failed_attempts_cleared);
+        else
+            failed = pv_json_skip(json);
+        if (failed)
+            return PV_REPLY_MALFORMED;
+    }
+    return (seen & 7) == 7 ? PV_REPLY_OK : PV_REPLY_MALFORMED;
+}

@@ -1,0 +1,462 @@
+/*
+ * Unit tests of the module's pure parts: the JSON reader, the replies of List and
+ * Authenticate, the calls it builds, the challenge, times and options. Ends with a
+ * deterministic mutation run over valid replies (built with ASan and UBSan by
+ * `make pam-test`): hostile bytes must be refused, never crash or read out of bounds.
+ *
+ * Prints one line per failed check and "pam_pinvault unit tests: N passed, M failed".
+ */
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../pv_json.h"
+#include "../pv_options.h"
+#include "../pv_reply.h"
+#include "../pv_request.h"
+
+static int passed, failed;
+
+#define CHECK(condition) check((condition), #condition, __FILE__, __LINE__)
+
+static void check(int ok, const char *what, const char *file, int line)
+{
+    if (ok) {
+        passed++;
+    } else {
+        failed++;
+        printf("FAILED %s:%d: %s\n", file, line, what);
+    }
+}
+
+/* A whole document skipped as one value: 0 when it is valid JSON. */
+static int json_valid(const char *text)
+{
+    struct pv_json json;
+    pv_json_init(&json, (const unsigned char *)text, strlen(text));
+    return pv_json_skip(&json) == 0 && pv_json_finish(&json) == 0;
+}
+
+static void test_json(void)
+{
+    const char *valid[] = {
+        "{}", "[]", "0", "-0", "1.5e3", "-12.0E-2", "\"\"", "true", "false", "null",
+        " { \"a\" : [1, 2, {\"b\": null}] , \"c\": \"\\u00e9\\ud83d\\ude00\\n\" } ",
+        "\"caf\xc3\xa9 \xf0\x9f\x98\x80\"", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+    };
+    const char *invalid[] = {
+        "", "{", "}", "[1,]", "{\"a\":1,}", "[,1]", "{\"a\" 1}", "{1:2}", "01", "1.", ".5", "1e", "+1", "-",
+        "\"abc", "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"", "\"\\u0000\"",
+        "\"a\x01\"", "\"\xc0\x80\"", "\"\xed\xa0\x80\"", "\"\xf5\x80\x80\x80\"", "\"\xe2\x82\"", "\"\x80\"",
+        "tru", "nul", "True", "{} {}", "[] x", "[1 2]",
+        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+        "12345678901234567890123456789012345678901234567890123456789012345",
+    };
+    for (size_t i = 0; i < sizeof valid / sizeof *valid; i++)
+        if (!json_valid(valid[i])) {
+            failed++;
+            printf("FAILED: valid JSON refused: %s\n", valid[i]);
+        } else {
+            passed++;
+        }
+    for (size_t i = 0; i < sizeof invalid / sizeof *invalid; i++)
+        if (json_valid(invalid[i])) {
+            failed++;
+            printf("FAILED: invalid JSON accepted: %s\n", invalid[i]);
+        } else {
+            passed++;
+        }
+
+    /* Strings unescape exactly, and refuse to overflow their buffer. */
+    struct pv_json json;
+    char out[8];
+    size_t length;
+    const char *text = "\"a\\\"\\\\\\u00e9\"";
+    pv_json_init(&json, (const unsigned char *)text, strlen(text));
+    CHECK(pv_json_string(&json, out, sizeof out, &length) == 0 && length == 5 && memcmp(out, "a\"\\\xc3\xa9", 6) == 0);
+    text = "\"12345678\"";
+    pv_json_init(&json, (const unsigned char *)text, strlen(text));
+    CHECK(pv_json_string(&json, out, sizeof out, &length) != 0);
+
+    /* Integers: bounds and int64 overflow. */
+    int64_t value;
+    const char *numbers[] = {"9223372036854775807", "-9223372036854775808", "9223372036854775808", "1.0", "1e2"};
+    int expected[] = {0, 0, -1, -1, -1};
+    for (int i = 0; i < 5; i++) {
+        pv_json_init(&json, (const unsigned char *)numbers[i], strlen(numbers[i]));
+        CHECK(pv_json_int(&json, INT64_MIN, INT64_MAX, &value) == expected[i]);
+    }
+    pv_json_init(&json, (const unsigned char *)"5", 1);
+    CHECK(pv_json_int(&json, 0, 4, &value) != 0);
+
+    /* The reader never looks past the length it was given, NUL or not. */
+    const char cut[] = "{\"a\":1}";
+    pv_json_init(&json, (const unsigned char *)cut, 6);
+    CHECK(pv_json_skip(&json) != 0);
+}
+
+/* A credential object for `public_key`, with its real keyId unless `key_id` is given. */
+static void credential_json(char *out, size_t size, const char *user, unsigned owner, const char *label,
+                            const unsigned char public_key[32], const char *key_id, const char *state)
+{
+    unsigned char hash[32];
+    char hex[65], b64[64], label_json[300];
+    crypto_generichash(hash, sizeof hash, public_key, 32, NULL, 0);
+    sodium_bin2hex(hex, sizeof hex, hash, 16);
+    sodium_bin2base64(b64, sizeof b64, public_key, 32, sodium_base64_VARIANT_ORIGINAL);
+    if (label != NULL)
+        snprintf(label_json, sizeof label_json, "\"%s\"", label);
+    else
+        snprintf(label_json, sizeof label_json, "null");
+    snprintf(out, size,
+             "{\"user\":\"%s\",\"keyId\":\"%s\",\"label\":%s,\"publicKey\":\"%s\",\"ownerUid\":%u,"
+             "\"createdAt\":\"2026-01-31T12:00:00Z\",\"lastUsedAt\":null,\"failedAttempts\":0,"
+             "\"remainingAttempts\":10,\"state\":\"%s\",\"lockedUntil\":null,\"unregistrationExpiresAt\":null}",
+             user, key_id != NULL ? key_id : hex, label_json, b64, owner, state);
+}
+
+static enum pv_reply_status list(const char *frame, struct pv_list *result, struct pv_error *error)
+{
+    return pv_reply_list((const unsigned char *)frame, strlen(frame), "alice", 1000, "login", result, error);
+}
+
+static void test_list(void)
+{
+    unsigned char key1[32], key2[32];
+    char c1[1024], c2[1024], frame[4096];
+    struct pv_list result;
+    struct pv_error error;
+    memset(key1, 1, 32);
+    memset(key2, 2, 32);
+    credential_json(c1, sizeof c1, "alice", 1000, "laptop", key1, NULL, "active");
+    credential_json(c2, sizeof c2, "alice", 1000, "login", key2, NULL, "throttled");
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s,%s]}}", c1, c2);
+    CHECK(list(frame, &result, &error) == PV_REPLY_OK && result.matches == 1 &&
+          memcmp(result.credential.public_key, key2, 32) == 0 && result.credential.state == PV_STATE_THROTTLED &&
+          result.credential.locked_until == -1);
+
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[]}}");
+    CHECK(list(frame, &result, &error) == PV_REPLY_OK && result.matches == 0);
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s,%s]}}", c2, c2);
+    CHECK(list(frame, &result, &error) == PV_REPLY_OK && result.matches == 2);
+
+    /* A keyId that is not the hash of the public key, another user or uid: not ours. */
+    credential_json(c2, sizeof c2, "alice", 1000, "login", key2, "00112233445566778899aabbccddeeff", "active");
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s]}}", c2);
+    CHECK(list(frame, &result, &error) == PV_REPLY_MALFORMED);
+    credential_json(c2, sizeof c2, "bob", 1000, "login", key2, NULL, "active");
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s]}}", c2);
+    CHECK(list(frame, &result, &error) == PV_REPLY_MALFORMED);
+    credential_json(c2, sizeof c2, "alice", 1001, "login", key2, NULL, "active");
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s]}}", c2);
+    CHECK(list(frame, &result, &error) == PV_REPLY_MALFORMED);
+
+    /* A label of null matches nothing; an unknown state is left to the daemon. */
+    credential_json(c2, sizeof c2, "alice", 1000, NULL, key2, NULL, "active");
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s]}}", c2);
+    CHECK(list(frame, &result, &error) == PV_REPLY_OK && result.matches == 0);
+    credential_json(c2, sizeof c2, "alice", 1000, "login", key2, NULL, "someFutureState");
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s]}}", c2);
+    CHECK(list(frame, &result, &error) == PV_REPLY_OK && result.credential.state == PV_STATE_OTHER);
+
+    /* lockedUntil is read when present. */
+    credential_json(c2, sizeof c2, "alice", 1000, "login", key2, NULL, "throttled");
+    char *locked = strstr(c2, "\"lockedUntil\":null");
+    CHECK(locked != NULL);
+    if (locked != NULL) {
+        char patched[1100];
+        snprintf(patched, sizeof patched, "%.*s\"lockedUntil\":\"1970-01-01T00:01:40Z\"%s",
+                 (int)(locked - c2), c2, locked + strlen("\"lockedUntil\":null"));
+        snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s]}}", patched);
+        CHECK(list(frame, &result, &error) == PV_REPLY_OK && result.credential.locked_until == 100);
+    }
+
+    /* Envelopes: duplicate keys, "continues", missing parameters, extra top-level fields. */
+    CHECK(list("{\"parameters\":{\"credentials\":[]},\"parameters\":{\"credentials\":[]}}", &result, &error) == PV_REPLY_MALFORMED);
+    CHECK(list("{\"parameters\":{\"credentials\":[],\"credentials\":[]}}", &result, &error) == PV_REPLY_MALFORMED);
+    CHECK(list("{\"parameters\":{\"credentials\":[]},\"continues\":true}", &result, &error) == PV_REPLY_MALFORMED);
+    CHECK(list("{\"parameters\":{\"credentials\":[]},\"continues\":false,\"x\":[1]}", &result, &error) == PV_REPLY_OK);
+    CHECK(list("{\"parameters\":{}}", &result, &error) == PV_REPLY_MALFORMED);
+    CHECK(list("{}", &result, &error) == PV_REPLY_MALFORMED);
+    CHECK(list("{\"parameters\":{\"credentials\":[1]}}", &result, &error) == PV_REPLY_MALFORMED);
+    CHECK(list("[]", &result, &error) == PV_REPLY_MALFORMED);
+}
+
+static void test_errors(void)
+{
+    struct pv_list result;
+    struct pv_error error;
+    /* The parameters may come before the error's name. */
+    CHECK(list("{\"parameters\":{\"remainingAttempts\":4},\"error\":\"io.pinvault.Vault.WrongPin\"}", &result, &error) ==
+              PV_REPLY_ERROR && error.kind == PV_ERROR_WRONG_PIN && error.value == 4);
+    CHECK(list("{\"error\":\"io.pinvault.Vault.LockedOut\",\"parameters\":{\"retryAfterSeconds\":30}}", &result, &error) ==
+              PV_REPLY_ERROR && error.kind == PV_ERROR_LOCKED_OUT && error.value == 30);
+    CHECK(list("{\"error\":\"io.pinvault.Vault.WrongPin\",\"parameters\":{}}", &result, &error) == PV_REPLY_MALFORMED);
+    CHECK(list("{\"error\":\"io.pinvault.Vault.WrongPin\"}", &result, &error) == PV_REPLY_MALFORMED);
+    CHECK(list("{\"error\":\"io.pinvault.Vault.WrongPin\",\"parameters\":{\"remainingAttempts\":-1}}", &result, &error) ==
+          PV_REPLY_MALFORMED);
+    CHECK(list("{\"error\":\"io.pinvault.Vault.CredentialBlocked\",\"parameters\":{}}", &result, &error) ==
+              PV_REPLY_ERROR && error.kind == PV_ERROR_BLOCKED);
+    CHECK(list("{\"error\":\"io.pinvault.Vault.CredentialWiped\"}", &result, &error) == PV_REPLY_ERROR &&
+          error.kind == PV_ERROR_WIPED);
+    CHECK(list("{\"error\":\"io.pinvault.Vault.Busy\",\"parameters\":{\"retryAfterMilliseconds\":5}}", &result, &error) ==
+              PV_REPLY_ERROR && error.kind == PV_ERROR_BUSY);
+    CHECK(list("{\"error\":\"org.varlink.service.PermissionDenied\"}", &result, &error) == PV_REPLY_ERROR &&
+          error.kind == PV_ERROR_PERMISSION_DENIED);
+    CHECK(list("{\"error\":\"com.example.Other\"}", &result, &error) == PV_REPLY_ERROR && error.kind == PV_ERROR_OTHER &&
+          strcmp(error.name, "com.example.Other") == 0);
+    /* An error name that could forge a log line is refused. */
+    CHECK(list("{\"error\":\"io.pinvault.Vault.WrongPin\\nuser=root\"}", &result, &error) == PV_REPLY_MALFORMED);
+    CHECK(list("{\"error\":\"\"}", &result, &error) == PV_REPLY_MALFORMED);
+    CHECK(list("{\"error\":1}", &result, &error) == PV_REPLY_MALFORMED);
+}
+
+static void test_authenticate(void)
+{
+    unsigned char public_key[32], secret_key[64], signature[64];
+    char frame[1024], hex[65], pk[64], sig[128];
+    unsigned char hash[32];
+    struct pv_proof proof;
+    struct pv_error error;
+    crypto_sign_keypair(public_key, secret_key);
+    crypto_sign_detached(signature, NULL, (const unsigned char *)"x", 1, secret_key);
+    crypto_generichash(hash, sizeof hash, public_key, 32, NULL, 0);
+    sodium_bin2hex(hex, sizeof hex, hash, 16);
+    sodium_bin2base64(pk, sizeof pk, public_key, 32, sodium_base64_VARIANT_ORIGINAL);
+    sodium_bin2base64(sig, sizeof sig, signature, 64, sodium_base64_VARIANT_ORIGINAL);
+
+    snprintf(frame, sizeof frame,
+             "{\"parameters\":{\"keyId\":\"%s\",\"publicKey\":\"%s\",\"signature\":\"%s\",\"pinPolicyOutdated\":false}}",
+             hex, pk, sig);
+    CHECK(pv_reply_authenticate((unsigned char *)frame, strlen(frame), &proof, &error) == PV_REPLY_OK &&
+          proof.failed_attempts_cleared == 0 && !proof.pin_policy_outdated &&
+          memcmp(proof.signature, signature, 64) == 0 && strcmp(proof.key_id, hex) == 0);
+    snprintf(frame, sizeof frame,
+             "{\"parameters\":{\"keyId\":\"%s\",\"publicKey\":\"%s\",\"signature\":\"%s\",\"pinPolicyOutdated\":true,"
+             "\"failedAttemptsCleared\":3}}",
+             hex, pk, sig);
+    CHECK(pv_reply_authenticate((unsigned char *)frame, strlen(frame), &proof, &error) == PV_REPLY_OK &&
+          proof.failed_attempts_cleared == 3 && proof.pin_policy_outdated);
+    /* No signature, a short one, unpadded base64, an upper-case keyId: malformed. */
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"keyId\":\"%s\",\"publicKey\":\"%s\"}}", hex, pk);
+    CHECK(pv_reply_authenticate((unsigned char *)frame, strlen(frame), &proof, &error) == PV_REPLY_MALFORMED);
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"keyId\":\"%s\",\"publicKey\":\"%s\",\"signature\":\"%s\"}}", hex, pk, pk);
+    CHECK(pv_reply_authenticate((unsigned char *)frame, strlen(frame), &proof, &error) == PV_REPLY_MALFORMED);
+    char unpadded[64];
+    snprintf(unpadded, sizeof unpadded, "%.43s", pk);
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"keyId\":\"%s\",\"publicKey\":\"%s\",\"signature\":\"%s\"}}", hex, unpadded, sig);
+    CHECK(pv_reply_authenticate((unsigned char *)frame, strlen(frame), &proof, &error) == PV_REPLY_MALFORMED);
+    char upper[65];
+    snprintf(upper, sizeof upper, "%s", hex);
+    for (char *p = upper; *p; p++)
+        if (*p >= 'a' && *p <= 'f')
+            *p = (char)(*p - 'a' + 'A');
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"keyId\":\"%s\",\"publicKey\":\"%s\",\"signature\":\"%s\"}}", upper, pk, sig);
+    CHECK(strcmp(upper, hex) == 0 || pv_reply_authenticate((unsigned char *)frame, strlen(frame), &proof, &error) == PV_REPLY_MALFORMED);
+    snprintf(frame, sizeof frame,
+             "{\"parameters\":{\"keyId\":\"%s\",\"publicKey\":\"%s\",\"signature\":\"%s\",\"failedAttemptsCleared\":-2}}",
+             hex, pk, sig);
+    CHECK(pv_reply_authenticate((unsigned char *)frame, strlen(frame), &proof, &error) == PV_REPLY_MALFORMED);
+    CHECK(pv_key_id_matches(hex, public_key) && !pv_key_id_matches("00000000000000000000000000000000", public_key));
+}
+
+static void test_requests(void)
+{
+    /* The PIN is escaped so that the daemon unescapes exactly the bytes typed. */
+    const unsigned char pin[] = {'1', '"', '\\', 0x01, 0x1f, 'z', 0x7f, 0xc3, 0xa9};
+    unsigned char challenge[PV_CHALLENGE_MAX_BYTES], nonce[PV_NONCE_BYTES];
+    memset(nonce, 0xab, sizeof nonce);
+    size_t challenge_length = pv_challenge(challenge, "sudo", "alice", nonce);
+    const char expected[] = "pam_pinvault v1\0sudo\0alice\0";
+    CHECK(challenge_length == sizeof expected - 1 + 32 && memcmp(challenge, expected, sizeof expected - 1) == 0 &&
+          memcmp(challenge + sizeof expected - 1, nonce, 32) == 0);
+
+    size_t capacity = pv_request_authenticate_size("al\"ice", pin, sizeof pin, challenge_length);
+    char *frame = malloc(capacity);
+    struct pv_buffer buffer = {.data = frame, .capacity = capacity};
+    CHECK(frame != NULL && pv_request_authenticate(&buffer, "al\"ice", "0123456789abcdef0123456789abcdef", pin, sizeof pin,
+                                                   challenge, challenge_length, true, 1000) == 0);
+    CHECK(buffer.length > 0 && frame[buffer.length - 1] == '\0' && strlen(frame) == buffer.length - 1);
+    /* Read it back with the reader: user, pin and ownerUid as given. */
+    struct pv_json json;
+    bool first = true, more, inner_first = true, inner_more;
+    char key[32];
+    size_t key_length, length;
+    char value[64];
+    int found = 0;
+    pv_json_init(&json, (unsigned char *)frame, buffer.length - 1);
+    CHECK(pv_json_enter(&json, '{') == 0);
+    while (pv_json_member(&json, &first, &more, key, sizeof key, &key_length) == 0 && more) {
+        if (strcmp(key, "parameters") != 0) {
+            CHECK(pv_json_skip(&json) == 0);
+            continue;
+        }
+        CHECK(pv_json_enter(&json, '{') == 0);
+        while (pv_json_member(&json, &inner_first, &inner_more, key, sizeof key, &key_length) == 0 && inner_more) {
+            if (strcmp(key, "pin") == 0) {
+                CHECK(pv_json_string(&json, value, sizeof value, &length) == 0 && length == sizeof pin &&
+                      memcmp(value, pin, sizeof pin) == 0);
+                found |= 1;
+            } else if (strcmp(key, "user") == 0) {
+                CHECK(pv_json_string(&json, value, sizeof value, &length) == 0 && strcmp(value, "al\"ice") == 0);
+                found |= 2;
+            } else if (strcmp(key, "ownerUid") == 0) {
+                int64_t uid;
+                CHECK(pv_json_int(&json, 0, UINT32_MAX, &uid) == 0 && uid == 1000);
+                found |= 4;
+            } else {
+                CHECK(pv_json_skip(&json) == 0);
+            }
+        }
+    }
+    CHECK(found == 7 && pv_json_finish(&json) == 0);
+    /* Too small a buffer is refused, not overrun. */
+    buffer = (struct pv_buffer){.data = frame, .capacity = 40};
+    CHECK(pv_request_authenticate(&buffer, "alice", "0123456789abcdef0123456789abcdef", pin, sizeof pin, challenge,
+                                  challenge_length, false, 0) != 0 && buffer.length <= 40);
+    free(frame);
+
+    char list_frame[128];
+    buffer = (struct pv_buffer){.data = list_frame, .capacity = sizeof list_frame};
+    CHECK(pv_request_list(&buffer, "alice", false, 0) == 0 &&
+          strcmp(list_frame, "{\"method\":\"io.pinvault.Vault.List\",\"parameters\":{\"user\":\"alice\"}}") == 0);
+    buffer = (struct pv_buffer){.data = list_frame, .capacity = sizeof list_frame};
+    CHECK(pv_request_list(&buffer, "alice", true, 4294967294u) == 0 &&
+          strcmp(list_frame, "{\"method\":\"io.pinvault.Vault.List\",\"parameters\":{\"user\":\"alice\",\"ownerUid\":4294967294}}") == 0);
+
+    char long_service[300];
+    memset(long_service, 's', sizeof long_service - 1);
+    long_service[sizeof long_service - 1] = '\0';
+    CHECK(pv_challenge(challenge, long_service, "alice", nonce) == 0);
+}
+
+static void test_time(void)
+{
+    int64_t t;
+    CHECK(pv_parse_time("1970-01-01T00:00:00Z", &t) == 0 && t == 0);
+    CHECK(pv_parse_time("2026-01-31T12:00:00Z", &t) == 0 && t == 1769860800);
+    CHECK(pv_parse_time("2024-02-29T23:59:59Z", &t) == 0 && t == 1709251199);
+    CHECK(pv_parse_time("2023-02-29T00:00:00Z", &t) != 0);
+    CHECK(pv_parse_time("2026-01-31T24:00:00Z", &t) != 0);
+    CHECK(pv_parse_time("2026-01-31T12:00:60Z", &t) != 0);
+    CHECK(pv_parse_time("2026-01-31 12:00:00Z", &t) != 0);
+    CHECK(pv_parse_time("2026-01-31T12:00:00+00:00", &t) != 0);
+    CHECK(pv_parse_time("2026-13-01T00:00:00Z", &t) != 0);
+}
+
+static void test_options(void)
+{
+    struct pv_options o;
+    const char *bad = NULL;
+    CHECK(pv_options_parse(&o, 0, NULL, &bad) == 0 && strcmp(o.socket_path, PV_DEFAULT_SOCKET) == 0 &&
+          strcmp(o.label, "login") == 0 && strcmp(o.server_user, "pinvault") == 0 && o.timeout_seconds == 10 &&
+          !o.nouserok && !o.debug && !o.try_first_pass && !o.use_first_pass);
+    const char *all[] = {"socket=/run/x.sock", "label=sudo pin", "nouserok", "try_first_pass", "use_first_pass",
+                         "debug", "server_user=nobody", "timeout=3"};
+    CHECK(pv_options_parse(&o, 8, all, &bad) == 0 && strcmp(o.socket_path, "/run/x.sock") == 0 &&
+          strcmp(o.label, "sudo pin") == 0 && o.nouserok && o.try_first_pass && o.use_first_pass && o.debug &&
+          strcmp(o.server_user, "nobody") == 0 && o.timeout_seconds == 3);
+    const char *bads[] = {"nouserok=1", "socket=relative", "socket=", "label=", "timeout=0", "timeout=121",
+                          "timeout=1x", "server_user=a/b", "server_user=", "frobnicate", "label=a\tb"};
+    for (size_t i = 0; i < sizeof bads / sizeof *bads; i++) {
+        const char *one[] = {bads[i]};
+        bad = NULL;
+        if (pv_options_parse(&o, 1, one, &bad) == 0 || bad != bads[i]) {
+            failed++;
+            printf("FAILED: option accepted: %s\n", bads[i]);
+        } else {
+            passed++;
+        }
+    }
+    char long_socket[200];
+    memset(long_socket, 'a', sizeof long_socket - 1);
+    long_socket[sizeof long_socket - 1] = '\0';
+    memcpy(long_socket, "socket=/", 8);
+    const char *too_long[] = {long_socket};
+    CHECK(pv_options_parse(&o, 1, too_long, &bad) != 0);
+}
+
+/* xorshift64*: the same mutations on every run. */
+static uint64_t state = 0x9E3779B97F4A7C15ull;
+static uint64_t next_random(void)
+{
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    return state * 0x2545F4914F6CDD1Dull;
+}
+
+/* Hostile replies: mutated copies of valid ones, each in a buffer of exactly its size (ASan sees any overread). */
+static void test_mutations(void)
+{
+    unsigned char key[32];
+    char credential[1024], seeds[3][4096];
+    memset(key, 7, sizeof key);
+    credential_json(credential, sizeof credential, "alice", 1000, "login", key, NULL, "throttled");
+    snprintf(seeds[0], sizeof seeds[0], "{\"parameters\":{\"credentials\":[%s,%s]}}", credential, credential);
+    snprintf(seeds[1], sizeof seeds[1], "{\"error\":\"io.pinvault.Vault.WrongPin\",\"parameters\":{\"remainingAttempts\":3}}");
+    snprintf(seeds[2], sizeof seeds[2],
+             "{\"parameters\":{\"keyId\":\"0123456789abcdef0123456789abcdef\",\"publicKey\":\"BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=\","
+             "\"signature\":\"%s\",\"pinPolicyOutdated\":false,\"failedAttemptsCleared\":2}}",
+             "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==");
+    static const char tokens[] = "{}[]\",:\\0123456789-+.eEtrufalsn \x00\x7f\xc3\xa9\xed\xf4\xff";
+    unsigned long runs = 0;
+    for (int s = 0; s < 3; s++) {
+        size_t seed_length = strlen(seeds[s]);
+        for (int round = 0; round < 40000; round++) {
+            size_t length = seed_length;
+            unsigned char *copy = malloc(seed_length + 16);
+            if (copy == NULL)
+                abort();
+            memcpy(copy, seeds[s], seed_length);
+            int edits = 1 + (int)(next_random() % 4);
+            for (int e = 0; e < edits && length > 0; e++) {
+                size_t at = (size_t)(next_random() % length);
+                switch (next_random() % 4) {
+                case 0: copy[at] = (unsigned char)tokens[next_random() % (sizeof tokens - 1)]; break;
+                case 1: copy[at] = (unsigned char)next_random(); break;
+                case 2: length = at; break; /* truncate */
+                case 3:
+                    if (length < seed_length + 16) {
+                        memmove(copy + at + 1, copy + at, length - at);
+                        copy[at] = (unsigned char)tokens[next_random() % (sizeof tokens - 1)];
+                        length++;
+                    }
+                    break;
+                }
+            }
+            unsigned char *exact = malloc(length > 0 ? length : 1);
+            if (exact == NULL)
+                abort();
+            memcpy(exact, copy, length);
+            struct pv_list result;
+            struct pv_proof proof;
+            struct pv_error error;
+            (void)pv_reply_list(exact, length, "alice", 1000, "login", &result, &error);
+            (void)pv_reply_authenticate(exact, length, &proof, &error);
+            free(exact);
+            free(copy);
+            runs++;
+        }
+    }
+    CHECK(runs == 120000);
+}
+
+int main(void)
+{
+    if (sodium_init() < 0) {
+        printf("sodium_init failed\n");
+        return 1;
+    }
+    test_json();
+    test_list();
+    test_errors();
+    test_authenticate();
+    test_requests();
+    test_time();
+    test_options();
+    test_mutations();
+    printf("pam_pinvault unit tests: %d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}
