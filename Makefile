@@ -122,15 +122,21 @@ sanitize: test-deps venv
 	PINVAULT_PYTHON=$(VENV)/bin/python TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(SANITIZE_TESTS)'
 
 # Installation layout. Units and sysusers.d go under PREFIX, where systemd looks too
-# (/usr/local/lib/systemd/system); the configuration under SYSCONFDIR.
+# (/usr/local/lib/systemd/system); the configuration under SYSCONFDIR. The Debian
+# package sets Debian's directories (debian/rules: pinvaultd in /usr/sbin, units in
+# /lib/systemd/system).
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 BINDIR       ?= $(PREFIX)/bin
+DAEMONDIR    ?= $(BINDIR)
 SBINDIR      ?= $(PREFIX)/sbin
 SYSCONFDIR   ?= /etc
 UNITDIR      ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 DOCDIR       ?= $(PREFIX)/share/doc/pinvault
+MANDIR       ?= $(PREFIX)/share/man
+VARLINKDIR   ?= $(PREFIX)/share/varlink
+MANPAGES     := $(wildcard docs/man/*.[158])
 STATEDIR     ?= /var/lib/pinvault
 CREDSTORE    ?= /etc/credstore.encrypted
 INSTALL_FROM ?=
@@ -139,11 +145,13 @@ INSTALL_BIN   = $(if $(INSTALL_FROM),$(INSTALL_FROM),$(CURDIR)/.build/release)
 install-build: release
 
 install: $(if $(INSTALL_FROM),,install-build)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
-		$(DESTDIR)$(SYSCONFDIR)/pinvault $(DESTDIR)$(DOCDIR)
-	install -m 0755 $(INSTALL_BIN)/pinvaultd $(INSTALL_BIN)/pinvault $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DAEMONDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/pinvault $(DESTDIR)$(DOCDIR) $(DESTDIR)$(VARLINKDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	install -m 0755 $(INSTALL_BIN)/pinvaultd $(DESTDIR)$(DAEMONDIR)/
+	install -m 0755 $(INSTALL_BIN)/pinvault $(DESTDIR)$(BINDIR)/
 	install -m 0755 packaging/pinvault-seal-pepper $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper
-	sed -e 's|^ExecStart=/usr/local/bin/pinvaultd --config /etc/pinvault/|ExecStart=$(BINDIR)/pinvaultd --config $(SYSCONFDIR)/pinvault/|' \
+	sed -e 's|^ExecStart=/usr/local/bin/pinvaultd --config /etc/pinvault/|ExecStart=$(DAEMONDIR)/pinvaultd --config $(SYSCONFDIR)/pinvault/|' \
 		-e 's|^LoadCredentialEncrypted=pinvault.pepper:/etc/credstore.encrypted/|LoadCredentialEncrypted=pinvault.pepper:$(CREDSTORE)/|' \
 		systemd/pinvaultd.service > $(DESTDIR)$(UNITDIR)/pinvaultd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/pinvaultd.service
@@ -159,6 +167,10 @@ install: $(if $(INSTALL_FROM),,install-build)
 		fi; \
 	done
 	install -m 0644 README.md SECURITY.md docs/OPERATIONS.md docs/FORMAT.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 io.pinvault.Vault.varlink $(DESTDIR)$(VARLINKDIR)/
+	for page in $(MANPAGES); do \
+		install -m 0644 $$page $(DESTDIR)$(MANDIR)/man$${page##*.}/; \
+	done
 	@# On the real system (no DESTDIR, as root): create the user, tell systemd.
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
 		command -v systemd-sysusers >/dev/null && systemd-sysusers $(SYSUSERSDIR)/pinvault.conf; \
@@ -170,9 +182,12 @@ uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
 		systemctl disable --now pinvaultd.socket pinvaultd.service 2>/dev/null || true; \
 	fi
-	rm -f $(DESTDIR)$(BINDIR)/pinvaultd $(DESTDIR)$(BINDIR)/pinvault $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper \
+	rm -f $(DESTDIR)$(DAEMONDIR)/pinvaultd $(DESTDIR)$(BINDIR)/pinvault $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper \
 		$(DESTDIR)$(UNITDIR)/pinvaultd.service $(DESTDIR)$(UNITDIR)/pinvaultd.socket \
-		$(DESTDIR)$(SYSUSERSDIR)/pinvault.conf
+		$(DESTDIR)$(SYSUSERSDIR)/pinvault.conf $(DESTDIR)$(VARLINKDIR)/io.pinvault.Vault.varlink
+	for page in $(MANPAGES); do \
+		rm -f $(DESTDIR)$(MANDIR)/man$${page##*.}/$${page##*/}; \
+	done
 	rm -rf $(DESTDIR)$(DOCDIR)
 	@# The vault, its pepper and the configuration outlive an uninstall unless asked.
 	@if [ "$(PURGE)" = yes ]; then \
