@@ -1,8 +1,10 @@
 # PinVault — build, run and test.
 #
 #   make run    build pinvaultd and pinvault, serve on ./run/io.pinvault.Vault (state in ./run/state)
-#   make test   install what is missing, then run every test
-#   make install       pinvaultd, pinvault, units, config, deny list (PREFIX, DESTDIR;
+#   make test   install what is missing, then run every test (as root also make package-test)
+#   make deb    dist/pinvault_<version>_<arch>.deb (and its -dbgsym), checked by lintian
+#   make package-test  the .deb installed, used, upgraded and purged in a clean Debian 12 root
+#   make install       pinvaultd, pinvault, units, config, deny list, man pages (PREFIX, DESTDIR;
 #                      INSTALL_FROM=DIR installs binaries built there instead of a release build)
 #   make uninstall     removes what install put; keeps config, state and the sealed pepper
 #                      unless PURGE=yes
@@ -15,7 +17,7 @@
 #
 # Every target installs the Debian packages it is missing when run as root, and
 # otherwise prints the apt-get command to run: the build needs BUILD_PACKAGES, the
-# tests, fuzzing and benchmarks TEST_PACKAGES as well.
+# tests, fuzzing and benchmarks TEST_PACKAGES as well, the package DEB_PACKAGES.
 
 SWIFT        ?= swift
 PYTHON       ?= python3
@@ -23,9 +25,10 @@ RUN_DIR      := $(CURDIR)/run
 VENV         := $(CURDIR)/.venv
 BUILD_PACKAGES := libsodium-dev libsqlite3-dev pkg-config
 TEST_PACKAGES  := python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client
+DEB_PACKAGES   := debhelper dpkg-dev lintian mmdebstrap
 
 .PHONY: all deps test-deps apt-packages build release run test soak venv clean
-.PHONY: install install-build uninstall check-units fuzz sanitize bench
+.PHONY: install install-build uninstall check-units fuzz sanitize bench deb deb-packages package-test man
 
 all: build
 
@@ -80,7 +83,15 @@ venv:
 	@[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv $(VENV)
 	@$(VENV)/bin/python -c 'import varlink' 2>/dev/null || $(VENV)/bin/pip install -q varlink
 
+# As root, the Debian package test runs first (about 3 minutes; it needs chroot and
+# mounts), so that swift test's summary stays the last line. Not as root, it is
+# skipped with a message that says so.
 test: test-deps venv
+	@if [ "$$(id -u)" = 0 ]; then \
+		$(MAKE) --no-print-directory package-test; \
+	else \
+		echo "*** make test: SKIPPING the Debian package test: it needs root (sudo make package-test) ***" >&2; \
+	fi
 	PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test
 
 # The crash-consistency, flood, authorization and online-guessing suites in their long
@@ -201,6 +212,46 @@ uninstall:
 
 check-units:
 	scripts/check-units.sh systemd
+
+# The Debian package (packaging/README.md): debhelper builds it from debian/ with the
+# same `make release` and `make install` as above, into PINVAULT_DEB_DIR (dist/): the
+# .deb, its -dbgsym, .buildinfo and .changes. lintian then fails the target on an
+# error; its warnings are explained in packaging/README.md. PINVAULT_DEB_VERSION
+# stamps another Debian version than debian/changelog's (make package-test builds
+# its upgrade so). Both reach debian/rules through the environment.
+PINVAULT_DEB_DIR     ?= dist
+PINVAULT_DEB_VERSION ?= $(shell dpkg-parsechangelog -SVersion)
+DEB_BASENAME          = $(PINVAULT_DEB_DIR)/pinvault_$(PINVAULT_DEB_VERSION)_$(shell dpkg --print-architecture)
+
+deb-packages:
+	@$(MAKE) --no-print-directory apt-packages PACKAGES="$(BUILD_PACKAGES) $(DEB_PACKAGES)"
+
+deb: deb-packages
+	@command -v $(SWIFT) >/dev/null || { echo "make deb: $(SWIFT) not found: the build needs the Swift toolchain (README)"; exit 1; }
+	@mkdir -p $(PINVAULT_DEB_DIR)
+	PINVAULT_DEB_DIR=$(PINVAULT_DEB_DIR) PINVAULT_DEB_VERSION=$(PINVAULT_DEB_VERSION) dpkg-buildpackage -b -us -uc \
+		--changes-file=$(DEB_BASENAME).changes --changes-option=-u$(PINVAULT_DEB_DIR) \
+		--buildinfo-file=$(DEB_BASENAME).buildinfo --buildinfo-option=-u$(PINVAULT_DEB_DIR)
+	lintian --fail-on error $(DEB_BASENAME).changes
+	@ls -l $(DEB_BASENAME).deb
+
+# The .deb and its upgrade installed, used, upgraded and purged in a minimal Debian 12
+# root made by mmdebstrap (cached in .build-deb/), with no Swift toolchain in it. As
+# root only (chroot, mounts): scripts/package-test.sh says what it checks.
+package-test: deb-packages
+	scripts/package-test.sh
+
+# docs/man/pinvault.1, from the command's own help (swift-argument-parser's
+# generate-manual, built from the checkout SwiftPM already has). Committed; a
+# deployment test checks that it names every subcommand.
+man: release
+	$(SWIFT) build -c release --package-path .build/checkouts/swift-argument-parser \
+		--scratch-path .build-man --product generate-manual
+	@mkdir -p .build-man/pages
+	.build-man/release/generate-manual .build/release/pinvault --output-directory .build-man/pages \
+		--date "$$(date -u -d "$$(dpkg-parsechangelog -SDate)" +%Y-%m-%d)" --section 1
+	@# An empty line between paragraphs of a discussion is a warning in mdoc: .Pp instead.
+	sed -e 's/^$$/.Pp/' .build-man/pages/pinvault.1 > docs/man/pinvault.1
 
 # Benchmarks (Benchmarks/pinvault-bench): KDF overhead, parallel throughput, round trips
 # beside ssh-agent, memory, scale to 100,000 credentials, cold start. BENCH_QUICK=1 runs a
