@@ -100,7 +100,7 @@ soak: test-deps venv
 	PINVAULT_SOAK=1 PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test --filter 'PinVaultAdversarialTests.(CrashConsistency|Flood|Authorization|OnlineGuessing)Tests'
 
 clean:
-	rm -rf .build $(RUN_DIR) $(VENV)
+	rm -rf .build .build-man .build-deb dist $(RUN_DIR) $(VENV)
 
 # libFuzzer needs its library without its main (SwiftPM gives the target its own entry
 # point, which hands over to LLVMFuzzerRunDriver) and coverage instrumentation.
