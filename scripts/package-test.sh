@@ -221,8 +221,10 @@ if [ "${1:-}" = --inside ]; then
 		[ -e "$root$path" ] || fail "remove deleted $path"
 	done
 
+	# apt-get purge, with NAME=VALUE arguments in its environment.
 	purge() {
-		apt_get purge pinvault >"$root/tmp/purge.log" 2>&1 || { cat "$root/tmp/purge.log" >&2; fail "apt-get purge"; }
+		in_root env DEBIAN_FRONTEND=noninteractive "$@" apt-get -q -y purge pinvault </dev/null >"$root/tmp/purge.log" 2>&1 \
+			|| { cat "$root/tmp/purge.log" >&2; fail "apt-get purge"; }
 		[ -z "$(installed_version)" ] || [ "$(installed_version)" = "un " ] || fail "after purge: '$(installed_version)'"
 		[ ! -e "$root/etc/pinvault" ] || fail "purge left /etc/pinvault: $(ls -A "$root/etc/pinvault")"
 		[ ! -e "$root/etc/systemd/system/sockets.target.wants/pinvaultd.socket" ] || fail "purge left the socket enabled"
@@ -253,9 +255,7 @@ if [ "${1:-}" = --inside ]; then
 
 	step "purge with PINVAULT_PURGE_CREDENTIALS=yes deletes them"
 	apt_get install "$package" >/dev/null 2>&1 || fail "reinstall"
-	in_root env PINVAULT_PURGE_CREDENTIALS=yes DEBIAN_FRONTEND=noninteractive apt-get -q -y purge pinvault \
-		</dev/null >"$root/tmp/purge.log" 2>&1 || { cat "$root/tmp/purge.log" >&2; fail "apt-get purge"; }
-	grep '^pinvault: ' "$root/tmp/purge.log" | sed 's/^/    /'
+	purge PINVAULT_PURGE_CREDENTIALS=yes
 	gone
 
 	step "an empty vault is purged unasked"
