@@ -1,11 +1,13 @@
 # PinVault — build, run and test.
 #
 #   make run    build pinvaultd and pinvault, serve on ./run/io.pinvault.Vault (state in ./run/state)
-#   make test   install what is missing, then run every test
+#   make test   install what is missing, then run every test (as root also make package-test)
 #   make pam    the PAM module .build-pam/pam_pinvault.so (C: libpam, libc, libsodium only)
 #   make pam-test      its unit tests, under AddressSanitizer and UBSan
 #   make pam-fuzz      libFuzzer over its reply parser (PAM_FUZZ_SECONDS, default 60)
-#   make install       pinvaultd, pinvault, units, config, deny list, PAM module (PREFIX, DESTDIR;
+#   make deb    dist/pinvault_<version>_<arch>.deb (and its -dbgsym), checked by lintian
+#   make package-test  the .deb installed, used, upgraded and purged in a clean Debian 12 root
+#   make install       pinvaultd, pinvault, units, config, deny list, PAM module, man pages (PREFIX, DESTDIR;
 #                      INSTALL_FROM=DIR installs binaries built there instead of a release build)
 #   make uninstall     removes what install put; keeps config, state and the sealed pepper
 #                      unless PURGE=yes
@@ -18,7 +20,7 @@
 #
 # Every target installs the Debian packages it is missing when run as root, and
 # otherwise prints the apt-get command to run: the build needs BUILD_PACKAGES, the
-# tests, fuzzing and benchmarks TEST_PACKAGES as well.
+# tests, fuzzing and benchmarks TEST_PACKAGES as well, the package DEB_PACKAGES.
 
 SWIFT        ?= swift
 PYTHON       ?= python3
@@ -26,9 +28,10 @@ RUN_DIR      := $(CURDIR)/run
 VENV         := $(CURDIR)/.venv
 BUILD_PACKAGES := libsodium-dev libsqlite3-dev pkg-config libpam0g-dev
 TEST_PACKAGES  := python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client pamtester sudo
+DEB_PACKAGES   := debhelper dpkg-dev lintian mmdebstrap
 
 .PHONY: all deps test-deps apt-packages build release run test soak venv clean
-.PHONY: install install-build uninstall check-units fuzz sanitize bench pam pam-test pam-fuzz
+.PHONY: install install-build uninstall check-units fuzz sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
 
 all: build
 
@@ -58,9 +61,16 @@ apt-packages:
 build: deps pam
 	$(SWIFT) build
 
+# The release build links the Swift runtime in (--static-swift-stdlib): the binaries
+# need only libsodium, libsqlite3, libstdc++, libgcc and libc, so `make install` and
+# the Debian package (`make deb`) both run on a machine without the toolchain. Full
+# RELRO (-z relro -z now): the dynamic linker resolves every symbol at start and the
+# GOT is read-only after that, as Debian's hardening flags ask.
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+
 release: deps
-	$(SWIFT) build -c release --product pinvaultd
-	$(SWIFT) build -c release --product pinvault
+	$(SWIFT) build $(RELEASE_FLAGS) --product pinvaultd
+	$(SWIFT) build $(RELEASE_FLAGS) --product pinvault
 
 # The daemon in the foreground on a socket and state directory under ./run; the
 # command line beside it is .build/release/pinvault.
@@ -76,7 +86,15 @@ venv:
 	@[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv $(VENV)
 	@$(VENV)/bin/python -c 'import varlink' 2>/dev/null || $(VENV)/bin/pip install -q varlink
 
+# As root, the Debian package test runs first (2 to 6 minutes; it needs chroot and
+# mounts), so that swift test's summary stays the last line. Not as root, it is
+# skipped with a message that says so.
 test: test-deps venv pam pam-test
+	@if [ "$$(id -u)" = 0 ]; then \
+		$(MAKE) --no-print-directory package-test; \
+	else \
+		echo "*** make test: SKIPPING the Debian package test: it needs root (sudo make package-test) ***" >&2; \
+	fi
 	PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test
 
 # The crash-consistency, power-loss, flood, authorization and online-guessing suites in
@@ -85,7 +103,7 @@ soak: test-deps venv
 	PINVAULT_SOAK=1 PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test --filter 'PinVaultAdversarialTests.(CrashConsistency|PowerLoss|Flood|Authorization|OnlineGuessing)Tests'
 
 clean:
-	rm -rf .build $(PAM_BUILD) $(RUN_DIR) $(VENV)
+	rm -rf .build .build-man .build-deb dist $(PAM_BUILD) $(RUN_DIR) $(VENV)
 
 # The PAM module (pam/, docs/PAM.md): C, because PAM loads it into sudo, sshd and
 # login, which must not get the Swift runtime. Linked only to libpam, libc and
@@ -158,15 +176,21 @@ sanitize: test-deps venv
 	PINVAULT_PYTHON=$(VENV)/bin/python TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(SANITIZE_TESTS)'
 
 # Installation layout. Units and sysusers.d go under PREFIX, where systemd looks too
-# (/usr/local/lib/systemd/system); the configuration under SYSCONFDIR.
+# (/usr/local/lib/systemd/system); the configuration under SYSCONFDIR. The Debian
+# package sets Debian's directories (debian/rules: pinvaultd in /usr/sbin, units in
+# /lib/systemd/system).
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 BINDIR       ?= $(PREFIX)/bin
+DAEMONDIR    ?= $(BINDIR)
 SBINDIR      ?= $(PREFIX)/sbin
 SYSCONFDIR   ?= /etc
 UNITDIR      ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 DOCDIR       ?= $(PREFIX)/share/doc/pinvault
+MANDIR       ?= $(PREFIX)/share/man
+VARLINKDIR   ?= $(PREFIX)/share/varlink
+MANPAGES     := $(wildcard docs/man/*.[158])
 STATEDIR     ?= /var/lib/pinvault
 CREDSTORE    ?= /etc/credstore.encrypted
 INSTALL_FROM ?=
@@ -182,16 +206,17 @@ PAMCONFIGDIR ?= /usr/share/pam-configs
 install-build: release
 
 install: $(if $(INSTALL_FROM),,install-build) pam
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
-		$(DESTDIR)$(SYSCONFDIR)/pinvault $(DESTDIR)$(DOCDIR) \
-		$(DESTDIR)$(PAMDIR) $(DESTDIR)$(PAMCONFIGDIR) $(DESTDIR)$(MANDIR)/man8
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DAEMONDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/pinvault $(DESTDIR)$(DOCDIR) $(DESTDIR)$(VARLINKDIR) \
+		$(DESTDIR)$(PAMDIR) $(DESTDIR)$(PAMCONFIGDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 $(PAM_MODULE) $(DESTDIR)$(PAMDIR)/pam_pinvault.so
 	@# Off until an admin enables it (pam-auth-update, docs/PAM.md): installing changes no PAM stack.
 	install -m 0644 packaging/pam-configs/pinvault $(DESTDIR)$(PAMCONFIGDIR)/pinvault
-	install -m 0644 docs/man/pam_pinvault.8 $(DESTDIR)$(MANDIR)/man8/pam_pinvault.8
-	install -m 0755 $(INSTALL_BIN)/pinvaultd $(INSTALL_BIN)/pinvault $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(INSTALL_BIN)/pinvaultd $(DESTDIR)$(DAEMONDIR)/
+	install -m 0755 $(INSTALL_BIN)/pinvault $(DESTDIR)$(BINDIR)/
 	install -m 0755 packaging/pinvault-seal-pepper $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper
-	sed -e 's|^ExecStart=/usr/local/bin/pinvaultd --config /etc/pinvault/|ExecStart=$(BINDIR)/pinvaultd --config $(SYSCONFDIR)/pinvault/|' \
+	sed -e 's|^ExecStart=/usr/local/bin/pinvaultd --config /etc/pinvault/|ExecStart=$(DAEMONDIR)/pinvaultd --config $(SYSCONFDIR)/pinvault/|' \
 		-e 's|^LoadCredentialEncrypted=pinvault.pepper:/etc/credstore.encrypted/|LoadCredentialEncrypted=pinvault.pepper:$(CREDSTORE)/|' \
 		systemd/pinvaultd.service > $(DESTDIR)$(UNITDIR)/pinvaultd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/pinvaultd.service
@@ -207,6 +232,10 @@ install: $(if $(INSTALL_FROM),,install-build) pam
 		fi; \
 	done
 	install -m 0644 README.md SECURITY.md docs/OPERATIONS.md docs/FORMAT.md docs/PAM.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 io.pinvault.Vault.varlink $(DESTDIR)$(VARLINKDIR)/
+	for page in $(MANPAGES); do \
+		install -m 0644 $$page $(DESTDIR)$(MANDIR)/man$${page##*.}/; \
+	done
 	@# On the real system (no DESTDIR, as root): create the user, tell systemd.
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
 		command -v systemd-sysusers >/dev/null && systemd-sysusers $(SYSUSERSDIR)/pinvault.conf; \
@@ -223,10 +252,13 @@ uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
 		systemctl disable --now pinvaultd.socket pinvaultd.service 2>/dev/null || true; \
 	fi
-	rm -f $(DESTDIR)$(PAMCONFIGDIR)/pinvault $(DESTDIR)$(PAMDIR)/pam_pinvault.so $(DESTDIR)$(MANDIR)/man8/pam_pinvault.8
-	rm -f $(DESTDIR)$(BINDIR)/pinvaultd $(DESTDIR)$(BINDIR)/pinvault $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper \
+	rm -f $(DESTDIR)$(PAMCONFIGDIR)/pinvault $(DESTDIR)$(PAMDIR)/pam_pinvault.so
+	rm -f $(DESTDIR)$(DAEMONDIR)/pinvaultd $(DESTDIR)$(BINDIR)/pinvault $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper \
 		$(DESTDIR)$(UNITDIR)/pinvaultd.service $(DESTDIR)$(UNITDIR)/pinvaultd.socket \
-		$(DESTDIR)$(SYSUSERSDIR)/pinvault.conf
+		$(DESTDIR)$(SYSUSERSDIR)/pinvault.conf $(DESTDIR)$(VARLINKDIR)/io.pinvault.Vault.varlink
+	for page in $(MANPAGES); do \
+		rm -f $(DESTDIR)$(MANDIR)/man$${page##*.}/$${page##*/}; \
+	done
 	rm -rf $(DESTDIR)$(DOCDIR)
 	@# The vault, its pepper and the configuration outlive an uninstall unless asked.
 	@if [ "$(PURGE)" = yes ]; then \
@@ -240,6 +272,46 @@ uninstall:
 
 check-units:
 	scripts/check-units.sh systemd
+
+# The Debian package (packaging/README.md): debhelper builds it from debian/ with the
+# same `make release` and `make install` as above, into PINVAULT_DEB_DIR (dist/): the
+# .deb, its -dbgsym, .buildinfo and .changes. lintian then fails the target on an
+# error; its warnings are explained in packaging/README.md. PINVAULT_DEB_VERSION
+# stamps another Debian version than debian/changelog's (make package-test builds
+# its upgrade so). Both reach debian/rules through the environment.
+PINVAULT_DEB_DIR     ?= dist
+PINVAULT_DEB_VERSION ?= $(shell dpkg-parsechangelog -SVersion)
+DEB_BASENAME          = $(PINVAULT_DEB_DIR)/pinvault_$(PINVAULT_DEB_VERSION)_$(shell dpkg --print-architecture)
+
+deb-packages:
+	@$(MAKE) --no-print-directory apt-packages PACKAGES="$(BUILD_PACKAGES) $(DEB_PACKAGES)"
+
+deb: deb-packages
+	@command -v $(SWIFT) >/dev/null || { echo "make deb: $(SWIFT) not found: the build needs the Swift toolchain (README)"; exit 1; }
+	@mkdir -p $(PINVAULT_DEB_DIR)
+	PINVAULT_DEB_DIR=$(PINVAULT_DEB_DIR) PINVAULT_DEB_VERSION=$(PINVAULT_DEB_VERSION) dpkg-buildpackage -b -us -uc \
+		--changes-file=$(DEB_BASENAME).changes --changes-option=-u$(PINVAULT_DEB_DIR) \
+		--buildinfo-file=$(DEB_BASENAME).buildinfo --buildinfo-option=-u$(PINVAULT_DEB_DIR)
+	lintian --fail-on error $(DEB_BASENAME).changes
+	@ls -l $(DEB_BASENAME).deb
+
+# The .deb and its upgrade installed, used, upgraded and purged in a minimal Debian 12
+# root made by mmdebstrap (cached in .build-deb/), with no Swift toolchain in it. As
+# root only (chroot, mounts): scripts/package-test.sh says what it checks.
+package-test: deb-packages
+	scripts/package-test.sh
+
+# docs/man/pinvault.1, from the command's own help (swift-argument-parser's
+# generate-manual, built from the checkout SwiftPM already has). Committed; a
+# deployment test checks that it names every subcommand.
+man: release
+	$(SWIFT) build -c release --package-path .build/checkouts/swift-argument-parser \
+		--scratch-path .build-man --product generate-manual
+	@mkdir -p .build-man/pages
+	.build-man/release/generate-manual .build/release/pinvault --output-directory .build-man/pages \
+		--date "$$(date -u -d "$$(dpkg-parsechangelog -SDate)" +%Y-%m-%d)" --section 1
+	@# An empty line between paragraphs of a discussion is a warning in mdoc: .Pp instead.
+	sed -e 's/^$$/.Pp/' .build-man/pages/pinvault.1 > docs/man/pinvault.1
 
 # Benchmarks (Benchmarks/pinvault-bench): KDF overhead, parallel throughput, round trips
 # beside ssh-agent, memory, scale to 100,000 credentials, cold start. BENCH_QUICK=1 runs a

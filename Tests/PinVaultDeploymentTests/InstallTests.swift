@@ -18,7 +18,9 @@ final class InstallTests: XCTestCase {
         for path in ["/usr/local/lib/systemd/system/pinvaultd.service", "/usr/local/lib/systemd/system/pinvaultd.socket",
                      "/usr/local/lib/sysusers.d/pinvault.conf", "/etc/pinvault/pinvaultd.toml",
                      "/etc/pinvault/deny-list.txt", "/usr/local/share/doc/pinvault/SECURITY.md",
-                     "/usr/local/share/doc/pinvault/OPERATIONS.md"] {
+                     "/usr/local/share/doc/pinvault/OPERATIONS.md", "/usr/local/share/varlink/io.pinvault.Vault.varlink",
+                     "/usr/local/share/man/man8/pinvaultd.8", "/usr/local/share/man/man1/pinvault.1",
+                     "/usr/local/share/man/man5/pinvaultd.toml.5", "/usr/local/share/man/man8/pinvault-seal-pepper.8"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: destination + path), path)
         }
         let shipped = try String(contentsOfFile: TestDaemon.repositoryRoot + "/config/pinvaultd.toml", encoding: .utf8)
@@ -179,6 +181,8 @@ final class InstallTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination + "/usr/local/lib/systemd/system/pinvaultd.service"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination + "/usr/share/pam-configs/pinvault"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination + "/usr/local/share/man/man8/pam_pinvault.8"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination + "/usr/local/share/man/man8/pinvaultd.8"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination + "/usr/local/share/varlink/io.pinvault.Vault.varlink"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: destination + "/etc/pinvault/pinvaultd.toml"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: destination + "/var/lib/pinvault"))
 

@@ -1,0 +1,321 @@
+#!/usr/bin/env bash
+# package-test.sh — what `make package-test` runs: the Debian package proven on a clean
+# Debian 12, not on the machine that built it.
+#
+#   scripts/package-test.sh            (as root, from the repository)
+#
+# 1. `make deb` (dist/pinvault_V_ARCH.deb), and the same build stamped V+pkgtest1 in
+#    .build-deb/upgrade/ (the upgrade).
+# 2. A minimal Debian 12 root: mmdebstrap --variant=apt from deb.debian.org, made once
+#    and cached as .build-deb/bookworm-ARCH.tar (delete it to make a new one); every
+#    run unpacks a fresh copy. Downloaded packages are kept in .build-deb/apt-archives.
+# 3. In that root, by chroot in a private mount namespace, with a fresh /run (so no
+#    systemd as PID 1) and no Swift toolchain:
+#    - apt installs the .deb, resolving its Depends from Debian; the maintainer scripts
+#      create the user and the state directory, enable the socket, and say on stderr
+#      what they skipped;
+#    - the layout, the conffiles, and ldd (no /opt/swift path, nothing not found);
+#    - pinvaultd runs as the pinvault user (in a network namespace of its own, so it
+#      could reach nothing but its loopback), and pinvault registers, authenticates
+#      and is refused a wrong PIN as another uid;
+#    - the upgrade goes over it with both conffiles edited: both are kept and in force.
+#      For this install systemd's runtime directory is made by hand, so the postinst
+#      takes its systemd branch: pinvault-seal-pepper seals the plaintext pepper
+#      pinvaultd made (host key: no TPM2 here), and pinvaultd started with that
+#      credential decrypted (as LoadCredentialEncrypted= would) opens the old record.
+#      debhelper's systemctl calls fail there and are ignored, as its snippets do;
+#    - remove keeps vault, pepper and configuration; purge keeps a vault with
+#      credentials (uncounted without sqlite3, counted with it), deletes it with
+#      PINVAULT_PURGE_CREDENTIALS=yes, and deletes an empty one unasked.
+# Each failed check prints what it saw and exits 1. Not root: exits 77.
+# PACKAGE_TEST_REUSE_DEBS=1 skips the two builds when both files exist (to rerun
+# the root part while working on it).
+set -euo pipefail
+
+repository=$(cd "$(dirname "$0")/.." && pwd)
+work=$repository/.build-deb
+suite=bookworm
+mirror=${PINVAULT_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+
+fail() {
+	echo "package-test: FAILED: $*" >&2
+	exit 1
+}
+step() { echo "package-test: [$((SECONDS))s] $*"; }
+
+# ---------------------------------------------------------------------------------
+# Inside: run by the outside part below in a private mount namespace, so every mount
+# made here goes away with it.
+if [ "${1:-}" = --inside ]; then
+	root=$2 package=$3 upgrade=$4 version=$5 upgrade_version=$6 upstream=$7
+	socket=/run/pinvault/io.pinvault.Vault
+	pin=48291637
+	user_uid=1000
+	SECONDS=${PACKAGE_TEST_SECONDS:-0}
+
+	mount -t proc proc "$root/proc"
+	mount -t tmpfs -o mode=0755 tmpfs "$root/dev"
+	for node in null zero full random urandom tty; do
+		touch "$root/dev/$node"
+		mount --bind "/dev/$node" "$root/dev/$node"
+	done
+	ln -s /proc/self/fd "$root/dev/fd"
+	mount -t tmpfs -o mode=0755 tmpfs "$root/run"
+	mkdir -p "$work/apt-archives/partial"
+	mount --bind "$work/apt-archives" "$root/var/cache/apt/archives"
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	cp "$package" "$upgrade" "$root/tmp/"
+	package=/tmp/${package##*/}
+	upgrade=/tmp/${upgrade##*/}
+
+	in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
+	apt_get() { in_root env DEBIAN_FRONTEND=noninteractive apt-get -q -y "$@" </dev/null; }
+	# A program in the root as uid:gid, in a network namespace of its own (loopback only).
+	as_uid() {
+		local uid=$1 gid=$2
+		shift 2
+		unshare --net -- chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin LANG=C.UTF-8 PINVAULT_SOCKET="$socket" \
+			setpriv --reuid="$uid" --regid="$gid" --clear-groups -- "$@"
+	}
+	pinvault() { as_uid "$user_uid" "$user_uid" /usr/bin/pinvault "$@"; }
+
+	daemon_pid=
+	daemon_log=$root/tmp/pinvaultd.log
+	stop_daemon() {
+		[ -n "$daemon_pid" ] || return 0
+		kill -TERM "$daemon_pid"
+		local status=0
+		wait "$daemon_pid" || status=$?
+		daemon_pid=
+		[ "$status" = 0 ] || { cat "$daemon_log" >&2; fail "pinvaultd exited $status after SIGTERM"; }
+	}
+	trap 'if [ -n "$daemon_pid" ]; then kill -KILL "$daemon_pid" 2>/dev/null || true; fi' EXIT
+	# pinvaultd as the pinvault user on the default configuration and state directory,
+	# extra environment as NAME=VALUE arguments.
+	start_daemon() {
+		local uid gid
+		uid=$(in_root id -u pinvault) gid=$(in_root id -g pinvault)
+		in_root install -d -o pinvault -g pinvault -m 0755 /run/pinvault
+		unshare --net -- chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin LANG=C.UTF-8 "$@" \
+			setpriv --reuid="$uid" --regid="$gid" --clear-groups -- \
+			/usr/sbin/pinvaultd --socket "$socket" >"$daemon_log" 2>&1 &
+		daemon_pid=$!
+		local tries=0
+		until [ -S "$root$socket" ]; do
+			tries=$((tries + 1))
+			if [ "$tries" -gt 200 ] || ! kill -0 "$daemon_pid" 2>/dev/null; then
+				cat "$daemon_log" >&2
+				fail "pinvaultd did not come up on $socket"
+			fi
+			sleep 0.05
+		done
+	}
+	expect_status() {
+		local expected=$1 what=$2
+		shift 2
+		local status=0 output
+		output=$("$@" 2>&1) || status=$?
+		[ "$status" = "$expected" ] || fail "$what: exit $status, expected $expected: $output"
+		printf '%s\n' "$output"
+	}
+	installed_version() { in_root dpkg-query -W -f '${db:Status-Abbrev}${Version}' pinvault 2>/dev/null || true; }
+
+	# --- a clean root: no toolchain --------------------------------------------------
+	[ ! -e "$root/opt/swift" ] || fail "the root has /opt/swift"
+	if in_root sh -c 'command -v swift swiftc' >/dev/null; then fail "the root has a Swift toolchain"; fi
+
+	# --- install ---------------------------------------------------------------------
+	step "apt-get install $package (Depends from $mirror)"
+	apt_get update >/dev/null
+	apt_get install "$package" >"$root/tmp/install.log" 2>&1 || { cat "$root/tmp/install.log" >&2; fail "apt-get install"; }
+	[ "$(installed_version)" = "ii $version" ] || fail "installed: '$(installed_version)', expected 'ii $version'"
+	grep -q "no pepper sealed" "$root/tmp/install.log" || { cat "$root/tmp/install.log" >&2; fail "the postinst did not say it skipped the pepper"; }
+	grep -q "enabled for the next boot but not started" "$root/tmp/install.log" || fail "the postinst did not say it skipped starting the socket"
+	echo "package-test: the postinst said:"
+	grep '^pinvault: ' "$root/tmp/install.log" | sed 's/^/    /'
+
+	step "layout, conffiles, user, state directory, enabled socket"
+	for path in /usr/sbin/pinvaultd /usr/bin/pinvault /usr/sbin/pinvault-seal-pepper; do
+		[ -x "$root$path" ] || fail "$path missing"
+	done
+	for path in /lib/systemd/system/pinvaultd.service /lib/systemd/system/pinvaultd.socket \
+		/usr/lib/sysusers.d/pinvault.conf /usr/share/varlink/io.pinvault.Vault.varlink \
+		/usr/share/doc/pinvault/copyright /usr/share/doc/pinvault/changelog.Debian.gz \
+		/usr/share/man/man8/pinvaultd.8.gz /usr/share/man/man1/pinvault.1.gz \
+		/usr/share/man/man5/pinvaultd.toml.5.gz /usr/share/man/man8/pinvault-seal-pepper.8.gz \
+		/etc/pinvault/pinvaultd.toml /etc/pinvault/deny-list.txt; do
+		[ -f "$root$path" ] || fail "$path missing"
+	done
+	grep -qx 'ExecStart=/usr/sbin/pinvaultd --config /etc/pinvault/pinvaultd.toml' "$root/lib/systemd/system/pinvaultd.service" \
+		|| fail "ExecStart= does not point at /usr/sbin/pinvaultd"
+	conffiles=$(in_root dpkg-query -W -f '${Conffiles}' pinvault)
+	for file in /etc/pinvault/pinvaultd.toml /etc/pinvault/deny-list.txt; do
+		grep -q " $file " <<<"$conffiles" || fail "$file is not a conffile: $conffiles"
+	done
+	in_root getent passwd pinvault >/dev/null || fail "no pinvault user"
+	[ "$(in_root stat -c '%U %a' /var/lib/pinvault)" = "pinvault 700" ] || fail "/var/lib/pinvault: $(in_root stat -c '%U %a' /var/lib/pinvault)"
+	[ -L "$root/etc/systemd/system/sockets.target.wants/pinvaultd.socket" ] || fail "pinvaultd.socket not enabled"
+	[ ! -e "$root/etc/systemd/system/multi-user.target.wants/pinvaultd.service" ] || fail "pinvaultd.service enabled on its own"
+	[ ! -e "$root/etc/credstore.encrypted/pinvault.pepper" ] || fail "a pepper was sealed without systemd"
+	[ "$(in_root pinvaultd --version)" = "$upstream" ] || fail "pinvaultd --version: $(in_root pinvaultd --version), expected $upstream"
+
+	step "ldd: no /opt/swift, nothing missing"
+	for binary in /usr/sbin/pinvaultd /usr/bin/pinvault; do
+		libraries=$(in_root ldd "$binary")
+		echo "$libraries" | sed "s|^|    $binary: |"
+		if grep -q '/opt/swift\|not found\|libswift\|libFoundation\|libdispatch' <<<"$libraries"; then
+			fail "$binary needs the toolchain"
+		fi
+	done
+
+	# --- use -------------------------------------------------------------------------
+	step "pinvaultd as the pinvault user; register and authenticate as uid $user_uid"
+	start_daemon
+	registered=$(expect_status 0 "register" pinvault register alice@example.org --label package-test --pin-stdin --json <<<"$pin")
+	grep -q '"publicKey"' <<<"$registered" || fail "register answered: $registered"
+	authenticated=$(expect_status 0 "auth" pinvault auth alice@example.org --challenge-hex 00ff10 --pin-stdin --json <<<"$pin")
+	grep -q '"signature"' <<<"$authenticated" || fail "auth answered: $authenticated"
+	expect_status 2 "auth with a wrong PIN" pinvault auth alice@example.org --challenge-hex 00 --pin-stdin <<<"59384712" >/dev/null
+	stop_daemon
+	[ -f "$root/var/lib/pinvault/vault.sqlite" ] || fail "no vault.sqlite in /var/lib/pinvault"
+	[ -f "$root/var/lib/pinvault/pepper" ] || fail "pinvaultd made no <state>/pepper"
+
+	# --- upgrade ---------------------------------------------------------------------
+	step "edit both conffiles; upgrade to $upgrade_version with systemd's runtime directory made by hand"
+	sed -i 's/^min_length = 6$/min_length = 8/' "$root/etc/pinvault/pinvaultd.toml"
+	grep -qx 'min_length = 8' "$root/etc/pinvault/pinvaultd.toml" || fail "could not edit pinvaultd.toml"
+	printf '# added by the package test\n13572468\n' >>"$root/etc/pinvault/deny-list.txt"
+	mkdir -p "$root/run/systemd/system"
+	apt_get install "$upgrade" >"$root/tmp/upgrade.log" 2>&1 || { cat "$root/tmp/upgrade.log" >&2; fail "apt-get install (upgrade)"; }
+	rmdir "$root/run/systemd/system"
+	[ "$(installed_version)" = "ii $upgrade_version" ] || fail "after the upgrade: '$(installed_version)'"
+	grep -qx 'min_length = 8' "$root/etc/pinvault/pinvaultd.toml" || fail "the edited pinvaultd.toml was not kept"
+	grep -qx '13572468' "$root/etc/pinvault/deny-list.txt" || fail "the edited deny list was not kept"
+	leftovers=$(find "$root/etc/pinvault" -name '*.dpkg-*')
+	[ -z "$leftovers" ] || fail "dpkg left $leftovers"
+	grep -q 'sealed the existing /var/lib/pinvault/pepper' "$root/tmp/upgrade.log" \
+		|| { cat "$root/tmp/upgrade.log" >&2; fail "the postinst did not seal the existing pepper"; }
+	[ -f "$root/etc/credstore.encrypted/pinvault.pepper" ] || fail "no sealed pepper"
+
+	step "pinvaultd with the sealed pepper decrypted into \$CREDENTIALS_DIRECTORY opens the old record"
+	in_root install -d -m 0700 -o pinvault /run/credentials/pinvaultd.service
+	in_root systemd-creds decrypt --name=pinvault.pepper /etc/credstore.encrypted/pinvault.pepper \
+		/run/credentials/pinvaultd.service/pinvault.pepper
+	in_root chown pinvault /run/credentials/pinvaultd.service/pinvault.pepper
+	start_daemon CREDENTIALS_DIRECTORY=/run/credentials/pinvaultd.service
+	grep -q 'source=credentials' "$daemon_log" || { cat "$daemon_log" >&2; fail "pinvaultd did not load the pepper from the credential"; }
+	policy=$(expect_status 0 "policy" pinvault policy --json)
+	grep -Eq '"minLength" ?: ?8' <<<"$policy" || fail "the edited min_length is not in force: $policy"
+	checked=$(expect_status 5 "check-pin of the PIN added to the deny list" pinvault check-pin --pin-stdin --json <<<"13572468")
+	grep -q 'denyListed' <<<"$checked" || fail "check-pin: $checked"
+	expect_status 0 "auth after the upgrade" pinvault auth alice@example.org --challenge-hex 01 --pin-stdin <<<"$pin" >/dev/null
+	stop_daemon
+	rm -rf "$root/run/credentials"
+
+	# --- remove and purge ------------------------------------------------------------
+	step "remove keeps the vault, the pepper and the configuration"
+	apt_get remove pinvault >/dev/null 2>&1 || fail "apt-get remove"
+	[ "$(installed_version)" = "rc $upgrade_version" ] || fail "after remove: '$(installed_version)'"
+	[ ! -e "$root/usr/sbin/pinvaultd" ] || fail "pinvaultd still there after remove"
+	for path in /var/lib/pinvault/vault.sqlite /etc/credstore.encrypted/pinvault.pepper /etc/pinvault/pinvaultd.toml; do
+		[ -e "$root$path" ] || fail "remove deleted $path"
+	done
+
+	# apt-get purge, with NAME=VALUE arguments in its environment.
+	purge() {
+		in_root env DEBIAN_FRONTEND=noninteractive "$@" apt-get -q -y purge pinvault </dev/null >"$root/tmp/purge.log" 2>&1 \
+			|| { cat "$root/tmp/purge.log" >&2; fail "apt-get purge"; }
+		[ -z "$(installed_version)" ] || [ "$(installed_version)" = "un " ] || fail "after purge: '$(installed_version)'"
+		[ ! -e "$root/etc/pinvault" ] || fail "purge left /etc/pinvault: $(ls -A "$root/etc/pinvault")"
+		[ ! -e "$root/etc/systemd/system/sockets.target.wants/pinvaultd.socket" ] || fail "purge left the socket enabled"
+		grep '^pinvault: ' "$root/tmp/purge.log" | sed 's/^/    /'
+	}
+	kept() {
+		for path in /var/lib/pinvault/vault.sqlite /etc/credstore.encrypted/pinvault.pepper; do
+			[ -e "$root$path" ] || fail "purge deleted $path from a vault with credentials"
+		done
+	}
+	gone() {
+		for path in /var/lib/pinvault /etc/credstore.encrypted/pinvault.pepper; do
+			[ ! -e "$root$path" ] || fail "purge left $path"
+		done
+	}
+
+	step "purge without sqlite3: credentials cannot be counted, so the vault is kept"
+	purge
+	grep -q 'may hold credentials' "$root/tmp/purge.log" || fail "purge did not say why it kept the vault"
+	kept
+
+	step "purge with sqlite3 installed: 1 credential counted, kept"
+	apt_get install "$package" >/dev/null 2>&1 || fail "reinstall"
+	apt_get install sqlite3 >/dev/null 2>&1 || fail "apt-get install sqlite3"
+	purge
+	grep -q 'holds 1 credential(s)' "$root/tmp/purge.log" || fail "purge did not count the credential"
+	kept
+
+	step "purge with PINVAULT_PURGE_CREDENTIALS=yes deletes them"
+	apt_get install "$package" >/dev/null 2>&1 || fail "reinstall"
+	purge PINVAULT_PURGE_CREDENTIALS=yes
+	gone
+
+	step "an empty vault is purged unasked"
+	apt_get install "$package" >/dev/null 2>&1 || fail "reinstall"
+	start_daemon
+	expect_status 0 "policy" pinvault policy >/dev/null
+	stop_daemon
+	[ -f "$root/var/lib/pinvault/vault.sqlite" ] || fail "no vault made"
+	purge
+	gone
+	for path in /usr/sbin/pinvaultd /usr/bin/pinvault /lib/systemd/system/pinvaultd.service /usr/lib/sysusers.d/pinvault.conf; do
+		[ ! -e "$root$path" ] || fail "purge left $path"
+	done
+	in_root getent passwd pinvault >/dev/null || fail "the pinvault user was removed (Debian keeps system users)"
+	exit 0
+fi
+
+# ---------------------------------------------------------------------------------
+# Outside.
+if [ "$(id -u)" != 0 ]; then
+	echo "package-test: SKIPPED: needs root (mmdebstrap, chroot, mounts); run: sudo make package-test" >&2
+	exit 77
+fi
+cd "$repository"
+arch=$(dpkg --print-architecture)
+version=$(dpkg-parsechangelog -SVersion)
+upstream=$(dpkg-parsechangelog -SVersion | sed 's/-[^-]*$//')
+upgrade_version=$version+pkgtest1
+package=$repository/dist/pinvault_${version}_$arch.deb
+upgrade=$work/upgrade/pinvault_${upgrade_version}_$arch.deb
+mkdir -p "$work"
+
+if [ "${PACKAGE_TEST_REUSE_DEBS:-}" = 1 ] && [ -f "$package" ] && [ -f "$upgrade" ]; then
+	step "reusing $package and $upgrade"
+else
+step "make deb ($version) and its upgrade ($upgrade_version)"
+	make --no-print-directory deb >"$work/deb.log" 2>&1 || { tail -n 40 "$work/deb.log" >&2; fail "make deb (log: $work/deb.log)"; }
+	make --no-print-directory deb PINVAULT_DEB_VERSION="$upgrade_version" PINVAULT_DEB_DIR="$work/upgrade" >"$work/deb-upgrade.log" 2>&1 \
+	|| { tail -n 40 "$work/deb-upgrade.log" >&2; fail "make deb PINVAULT_DEB_VERSION=$upgrade_version (log: $work/deb-upgrade.log)"; }
+fi
+[ -f "$package" ] && [ -f "$upgrade" ] || fail "no $package or $upgrade"
+step "$(du -k "$package" | cut -f1) KiB package, $(dpkg-deb -f "$package" Installed-Size) KiB installed"
+
+tarball=$work/$suite-$arch.tar
+if [ ! -f "$tarball" ]; then
+	step "mmdebstrap --variant=apt $suite (cached as $tarball)"
+	rm -rf "$work/partial.tar"
+	mmdebstrap --quiet --variant=apt --mode=root "$suite" "$work/partial.tar" "$mirror" \
+		|| fail "mmdebstrap (does $mirror answer?)"
+	mv "$work/partial.tar" "$tarball"
+fi
+root=$work/root
+rm -rf "$root"
+mkdir -p "$root"
+tar -C "$root" -xf "$tarball"
+
+status=0
+PACKAGE_TEST_SECONDS=$SECONDS unshare --mount --propagation private -- \
+	"$0" --inside "$root" "$package" "$upgrade" "$version" "$upgrade_version" "$upstream" || status=$?
+if grep -q " $root/" /proc/self/mounts; then fail "mounts left under $root; not removing it"; fi
+rm -rf "$root"
+[ "$status" = 0 ] || fail "in the Debian $suite root (exit $status)"
+echo "package-test: passed in ${SECONDS}s"
