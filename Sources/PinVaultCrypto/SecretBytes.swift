@@ -13,19 +13,12 @@ import CSodium
 ///
 /// Thread-safety: an instance may move between threads, but must not be mutated from
 /// two at once. PinVault hands each request's secrets to one thread at a time.
-///
-/// Exclusivity: `count` is exempt from Swift's dynamic exclusivity check. Every access
-/// to it is instantaneous — a load or a store (or `+=`) of an `Int`, never passed
-/// `inout` and never held across a call or a closure — so the check could never find
-/// two overlapping accesses; it only cost ~75 instructions per access, several per
-/// request on the event loop (each read and frame goes through the input's
-/// `SecretBytes`). Any new access to it must be instantaneous too.
 public final class SecretBytes: @unchecked Sendable {
     private let base: UnsafeMutableRawPointer
     /// Bytes allocated.
     public let capacity: Int
     /// Bytes in use, from the start of the buffer.
-    @exclusivity(unchecked) public private(set) var count: Int
+    public private(set) var count: Int
 
     /// A zero-filled buffer of `capacity` bytes with `count` 0.
     public init(capacity: Int) throws(CryptoError) {
@@ -78,6 +71,15 @@ public final class SecretBytes: @unchecked Sendable {
         _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R
     ) throws(E) -> R {
         try body(UnsafeMutableRawBufferPointer(start: base, count: count))
+    }
+
+    /// Reads and writes the whole allocation, whatever `count` says: for a buffer that
+    /// keeps its own count (the transport's input, read and framed many times per
+    /// request), so that it pays for no access to `count`.
+    public func withUnsafeMutableAllocation<R, E: Error>(
+        _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R
+    ) throws(E) -> R {
+        try body(UnsafeMutableRawBufferPointer(start: base, count: capacity))
     }
 
     /// Writes into the whole capacity, then sets `count` to what `body` returns

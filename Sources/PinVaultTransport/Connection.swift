@@ -2,48 +2,17 @@ import Glibc
 import PinVaultCrypto
 import PinVaultSystem
 
-/// One client connection: its peer, its input, at most one message in flight (both
-/// protocols answer in order, so the next frame waits for the reply to the last), and
-/// the reply being written.
-///
-/// Exclusivity: the stored variables are exempt from Swift's dynamic exclusivity check
-/// (~75 instructions per access, several per call). Only the event loop touches them,
-/// and every access is a load or a store of a reference, an integer or a flag, never
-/// passed `inout` nor held across a call that could reach this connection; any new
-/// access must keep to that.
+/// One client connection: who it is, which socket it came through, and its
+/// `ConnectionState`, which only the event loop touches.
 final class Connection {
-    /// A reply buffer grown beyond this many bytes is given up (and zeroed) once sent,
-    /// so that one large `List` does not pin its memory for the connection's life.
-    static let keptReplyCapacity = 4096
-
     let id: ConnectionID
     let fd: Int32
     let peer: Peer
     /// Which of the server's sockets it came through, and so which handler serves it.
     let door: Int
-    let input: InputBuffer
-    /// Where every reply of this connection is written, message after message. A message writes
-    /// it once (`ReplyRoute.send`), the loop sends it, and each byte sent is zeroed
-    /// (`ReplyBuffer.consume`); a reply not sent is `zero()`ed. So each message finds it
-    /// empty and zeroed, with no allocation. One message is in flight at a time.
-    @exclusivity(unchecked) private(set) var reply = ReplyBuffer()
     /// How a reply gets back to the event loop: made once per connection.
     let deliver: @Sendable (ReplyBuffer) -> Void
-    /// The message being worked on, if any.
-    @exclusivity(unchecked) var inFlight: ReplyRoute?
-    /// Reply bytes not yet written, and how far writing got.
-    @exclusivity(unchecked) private var output: ReplyBuffer?
-    /// Monotonic milliseconds of the last answered message (or of the connect):
-    /// a peer that dribbles bytes without completing a message does not reset it.
-    @exclusivity(unchecked) var lastProgress: Int64
-    /// The epoll interest currently registered; nil while the fd is not in the set.
-    @exclusivity(unchecked) var registeredEvents: UInt32?
-    /// The peer shut down its writing side: no more input comes, but it may still be
-    /// reading the replies to what it sent (`socat`, `nc -N`).
-    @exclusivity(unchecked) var inputClosed = false
-    /// The peer closed the connection entirely: no reply can reach it, so of what
-    /// it left in the input only the oneway calls still run.
-    @exclusivity(unchecked) var peerGone = false
+    private var state: ConnectionState
 
     init(
         id: ConnectionID, fd: Int32, peer: Peer, door: Int, framing: any Framing, now: Int64,
@@ -54,63 +23,89 @@ final class Connection {
         self.peer = peer
         self.door = door
         self.deliver = deliver
-        self.input = try InputBuffer(framing: framing)
-        self.lastProgress = now
+        self.state = ConnectionState(input: try InputBuffer(framing: framing), lastProgress: now)
     }
 
-    var hasPendingOutput: Bool { (output?.count ?? 0) > 0 }
+    /// Gives `body` the connection's state, alone, for as long as it runs: the event
+    /// loop handles one event of a connection inside one such access, so the runtime
+    /// checks one access per event and the compiler checks every use inside it.
+    func withState<R>(_ body: (inout ConnectionState) -> R) -> R {
+        body(&state)
+    }
+}
 
-    /// Queues one reply frame, NUL terminator included.
-    func enqueue(frame: ReplyBuffer) {
-        output = frame
+/// What the event loop alone reads and writes of a connection, in one value.
+struct ConnectionState {
+    /// A reply buffer grown beyond this many bytes is given up (and zeroed) once sent,
+    /// so that one large `List` does not pin its memory for the connection's life.
+    static let keptReplyCapacity = 4096
+
+    var input: InputBuffer
+    /// Where every reply of this connection is written, message after message. A
+    /// message writes it once (`ReplyRoute.send`), the loop sends it, and each byte sent
+    /// is zeroed (`ReplyBuffer.drain`); a reply not sent is `zero()`ed. So each message
+    /// finds it empty and zeroed, with no allocation. One message is in flight at a time.
+    private(set) var reply = ReplyBuffer()
+    /// The message being worked on, if any.
+    var inFlight: ReplyRoute?
+    /// `reply` holds bytes being written.
+    private(set) var hasPendingOutput = false
+    /// Monotonic milliseconds of the last answered message (or of the connect):
+    /// a peer that dribbles bytes without completing a message does not reset it.
+    var lastProgress: Int64
+    /// The epoll interest currently registered; nil while the fd is not in the set.
+    var registeredEvents: UInt32?
+    /// The peer shut down its writing side: no more input comes, but it may still be
+    /// reading the replies to what it sent (`socat`, `nc -N`).
+    var inputClosed = false
+    /// The peer closed the connection entirely: no reply can reach it, so of what
+    /// it left in the input only the messages that want no reply still run.
+    var peerGone = false
+
+    init(input: InputBuffer, lastProgress: Int64) {
+        self.input = input
+        self.lastProgress = lastProgress
     }
 
-    /// Zeroes a finished message's reply that is not to be sent.
-    func discard(reply frame: ReplyBuffer) {
-        frame.zero()
+    /// Queues the reply the route wrote (`reply`, NUL or framing included).
+    mutating func enqueueReply() {
+        hasPendingOutput = reply.count > 0
     }
 
     enum FlushResult { case done, wouldBlock, failed }
 
-    /// Writes as much pending output as the socket takes. Each byte written is zeroed
-    /// (`consume`): a BeginUnregister reply carries a token.
-    func flush() -> FlushResult {
-        guard let pending = output else { return .done }
-        while pending.count > 0 {
-            let sent: Int?
-            do {
-                sent = try pending.withUnsafeBytes { (bytes) throws(SystemError) in
-                    try Syscall.nonBlocking("send") { send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
-                }
-            } catch {
-                sent = 0
+    /// Writes as much pending output as the socket takes; each byte written is zeroed
+    /// (a BeginUnregister reply carries a token).
+    mutating func flush(to fd: Int32) -> FlushResult {
+        guard hasPendingOutput else { return .done }
+        let left: Int
+        do {
+            left = try reply.drain { (bytes) throws(SystemError) -> Int? in
+                try Syscall.nonBlocking("send") { send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
             }
-            guard let sent else { return .wouldBlock }
-            guard sent > 0 else {
-                output = nil
-                pending.zero()
-                return .failed
-            }
-            pending.consume(sent)
+        } catch {
+            hasPendingOutput = false
+            reply.zero()
+            return .failed
         }
-        output = nil
-        if pending === reply && reply.capacity > Self.keptReplyCapacity {
+        guard left == 0 else { return .wouldBlock }
+        hasPendingOutput = false
+        if reply.capacity > Self.keptReplyCapacity {
             reply = ReplyBuffer()
         }
         return .done
     }
 
-    /// Closes the socket, cancels the message in flight and zeroes pending output.
-    func close() {
+    /// Cancels the message in flight and zeroes pending output, as the connection closes.
+    mutating func close() {
         if let route = inFlight {
             // The work may still be writing its reply: the buffer is zeroed when the
-            // route lets go of it (`ReplyBuffer.deinit`), not under its feet.
+            // route lets go of it (`ReplyBuffer` zeroes in its deinit), not under its feet.
             route.cancel()
         } else {
-            output?.zero()
+            reply.zero()
         }
         inFlight = nil
-        output = nil
-        Glibc.close(fd)
+        hasPendingOutput = false
     }
 }

@@ -3,7 +3,7 @@ import Glibc
 import PinVaultSystem
 
 /// A level-triggered epoll set whose events carry a 64-bit token.
-final class Epoll {
+final class Epoll: Sendable {
     let fd: Int32
 
     init() throws(SystemError) {
@@ -26,18 +26,12 @@ final class Epoll {
         _ = epoll_ctl(fd, EPOLL_CTL_DEL, target, nil)
     }
 
-    /// Waits up to `timeoutMilliseconds` and calls `body(token, events)` per ready fd.
-    func wait(
-        into buffer: UnsafeMutableBufferPointer<epoll_event>,
-        timeoutMilliseconds: Int32,
-        _ body: (UInt64, UInt32) -> Void
-    ) throws(SystemError) {
-        let count = try Syscall.run("epoll_wait") {
+    /// Waits up to `timeoutMilliseconds`; returns how many entries of `buffer` it
+    /// filled (each a ready fd's token in `data.u64` and its `events`).
+    func wait(into buffer: UnsafeMutableBufferPointer<epoll_event>, timeoutMilliseconds: Int32) throws(SystemError) -> Int {
+        Int(try Syscall.run("epoll_wait") {
             epoll_wait(fd, buffer.baseAddress, Int32(buffer.count), timeoutMilliseconds)
-        }
-        for index in 0..<Int(count) {
-            body(buffer[index].data.u64, buffer[index].events)
-        }
+        })
     }
 
     private func control(_ op: Int32, _ target: Int32, events: UInt32, token: UInt64) throws(SystemError) {

@@ -7,17 +7,13 @@ import PinVaultSystem
 /// Grows by doubling from a small start up to `limit`, the framing's
 /// `maxMessageBytes`. The framing (its door's: `Framing`) scans each byte once, and
 /// reads append only what arrived, so a peer trickling a frame one byte per read
-/// costs linear time. A consumed frame is zeroed in place before the rest moves
-/// down, and a grown-out buffer is zeroed when released, so no copy of a request
-/// outlives it.
+/// costs linear time. A consumed frame is zeroed in place before the rest moves down,
+/// and a grown-out allocation is zeroed when released (`sodium_free`), so no copy of a
+/// request outlives it.
 ///
-/// Exclusivity: `storage` and `frames` are exempt from Swift's dynamic exclusivity
-/// check (~75 instructions per access, four accesses per frame). `storage` is only
-/// loaded, and replaced in `grow()` while nothing else reads it; `frames` is mutated
-/// only by its own methods, which receive plain bytes and cannot reach this object. So
-/// no access to either can overlap a conflicting one, here or in any new code that
-/// keeps to this: never hand `frames` or `storage` to a closure that reaches `self`.
-final class InputBuffer {
+/// A value held in the connection's loop-only state (`ConnectionState`): it keeps its
+/// own count of the bytes filled and uses its `SecretBytes` only as an allocation.
+struct InputBuffer {
     enum ReadResult: Equatable {
         case received(Int)
         case wouldBlock
@@ -26,26 +22,27 @@ final class InputBuffer {
         case failed(Int32)
     }
 
-
     private static let initialCapacity = 4096
+    /// The largest the buffer grows.
     let limit: Int
-    @exclusivity(unchecked) private var storage: SecretBytes
-    @exclusivity(unchecked) private var frames: any Framing
+    private var storage: SecretBytes
+    /// Bytes received and not yet consumed, from the start of `storage`.
+    private(set) var count = 0
+    private var framing: any Framing
 
     init(framing: any Framing) throws(CryptoError) {
         limit = max(framing.maxMessageBytes, 1)
         storage = try SecretBytes(capacity: min(limit, Self.initialCapacity))
-        frames = framing
+        self.framing = framing
     }
 
-    var count: Int { storage.count }
-    var isFull: Bool { storage.count >= limit }
+    var isFull: Bool { count >= limit }
     /// Whether the last read left room in the current allocation.
-    var hasFreeSpace: Bool { storage.count < storage.capacity }
+    var hasFreeSpace: Bool { count < storage.capacity }
 
     /// One `read(2)` into the free space, growing first when the buffer is full.
-    func read(from fd: Int32) -> ReadResult {
-        if storage.count == storage.capacity {
+    mutating func read(from fd: Int32) -> ReadResult {
+        if count == storage.capacity {
             guard storage.capacity < limit else { return .full }
             do {
                 try grow()
@@ -53,54 +50,56 @@ final class InputBuffer {
                 return .failed(ENOMEM)
             }
         }
-        var result = ReadResult.wouldBlock
-        storage.appendIntoFreeSpace { free in
-            result = Self.read(fd, into: free)
-            if case .received(let count) = result { return count }
-            return 0
+        let filled = count
+        let result = storage.withUnsafeMutableAllocation { allocation in
+            Self.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: allocation[filled...]))
         }
+        if case .received(let received) = result { count += received }
         return result
     }
 
     private static func read(_ fd: Int32, into free: UnsafeMutableRawBufferPointer) -> ReadResult {
-        let count: Int?
+        let received: Int?
         do {
-            count = try Syscall.nonBlocking("read") { Glibc.read(fd, free.baseAddress, free.count) }
+            received = try Syscall.nonBlocking("read") { Glibc.read(fd, free.baseAddress, free.count) }
         } catch {
             return .failed(error.errno)
         }
-        guard let count else { return .wouldBlock }
-        return count > 0 ? .received(count) : .endOfStream
+        guard let received else { return .wouldBlock }
+        return received > 0 ? .received(received) : .endOfStream
     }
 
     /// Whether a whole frame has arrived. Frames are taken one at a time: call
     /// `consumeFrame()` before asking again.
-    func nextFrame() -> FrameEvent {
-        storage.withUnsafeBytes { frames.next(in: $0) }
+    mutating func nextFrame() -> FrameEvent {
+        let filled = count
+        return storage.withUnsafeMutableAllocation { allocation in
+            framing.next(in: UnsafeRawBufferPointer(rebasing: allocation[..<filled]))
+        }
     }
 
     /// Gives `body` the bytes of `range`, a frame `nextFrame()` returned.
     func withFrame<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+        storage.withUnsafeMutableAllocation { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
     }
 
     /// Drops the frame `nextFrame()` returned, with its framing: its bytes are zeroed
-    /// and the rest moves down.
-    func consumeFrame() {
-        let remaining = storage.withUnsafeMutableBytes { frames.compact($0, filled: storage.count) }
-        storage.truncate(to: remaining)
+    /// and the rest moves down (`Framing.compact`).
+    mutating func consumeFrame() {
+        let filled = count
+        count = storage.withUnsafeMutableAllocation { framing.compact($0, filled: filled) }
     }
 
-    private func grow() throws(CryptoError) {
+    private mutating func grow() throws(CryptoError) {
         let larger = try SecretBytes(capacity: min(limit, storage.capacity * 2))
-        storage.withUnsafeBytes { old in
-            larger.appendIntoFreeSpace { new in
-                if let source = old.baseAddress, let target = new.baseAddress, old.count > 0 {
-                    target.copyMemory(from: source, byteCount: old.count)
+        let filled = count
+        storage.withUnsafeMutableAllocation { old in
+            larger.withUnsafeMutableAllocation { new in
+                if let source = old.baseAddress, let target = new.baseAddress, filled > 0 {
+                    target.copyMemory(from: source, byteCount: filled)
                 }
-                return old.count
             }
         }
-        storage = larger  // the old buffer is zeroed by sodium_free
+        storage = larger  // the old allocation is zeroed by sodium_free
     }
 }

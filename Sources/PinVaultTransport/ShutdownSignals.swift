@@ -6,7 +6,7 @@ import PinVaultSystem
 /// of the loop rather than code running in a signal handler. `blockInThisThread()` must
 /// run on the main thread before any other thread starts, so every thread inherits
 /// the mask; SIGPIPE is ignored (peers that vanish mid-write are normal).
-public final class ShutdownSignals {
+public final class ShutdownSignals: Sendable {
     let fd: Int32
 
     public static func blockInThisThread() {

@@ -44,8 +44,10 @@ final class ReplyBufferZeroingTests: XCTestCase {
 
     func testAppendByteCount_writesOnlyItsRun_andKeepsTheRestZero() {
         let buffer = ReplyBuffer(capacity: 16)
-        buffer.append(byteCount: 20) { target in
-            for offset in 0..<20 { target.storeBytes(of: 0x41, toByteOffset: offset, as: UInt8.self) }
+        buffer.write { output in
+            output.append(byteCount: 20) { target in
+                for offset in 0..<20 { target.storeBytes(of: 0x41, toByteOffset: offset, as: UInt8.self) }
+            }
         }
         XCTAssertEqual(buffer.copyBytes(), [UInt8](repeating: 0x41, count: 20))
         XCTAssertEqual(buffer.capacity, 32)

@@ -43,3 +43,31 @@ func contents(of secret: SecretBytes) -> [UInt8] {
 func text(of buffer: ReplyBuffer) -> String {
     String(decoding: buffer.copyBytes(), as: UTF8.self)
 }
+
+/// The writer's appends straight into a `ReplyBuffer`, one access each, for tests that
+/// check one value's encoding.
+extension JSONWriter {
+    static func appendString(_ string: String, to buffer: ReplyBuffer) {
+        buffer.write { appendString(string, to: &$0) }
+    }
+
+    static func appendInt(_ value: Int64, to buffer: ReplyBuffer) {
+        buffer.write { appendInt(value, to: &$0) }
+    }
+
+    static func appendBool(_ value: Bool, to buffer: ReplyBuffer) {
+        buffer.write { appendBool(value, to: &$0) }
+    }
+
+    static func appendNull(to buffer: ReplyBuffer) {
+        buffer.write { appendNull(to: &$0) }
+    }
+
+    static func appendKey(_ key: StaticString, separated: Bool, to buffer: ReplyBuffer) {
+        buffer.write { appendKey(key, separated: separated, to: &$0) }
+    }
+
+    static func appendSecretString(_ secret: SecretBytes, encoding: SecretStringEncoding, to buffer: ReplyBuffer) {
+        buffer.write { appendSecretString(secret, encoding: encoding, to: &$0) }
+    }
+}

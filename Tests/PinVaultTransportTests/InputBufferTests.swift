@@ -21,7 +21,7 @@ final class InputBufferTests: XCTestCase {
     func testFrames_areFoundUpToTheirNul_andConsumedOneAtATime() throws {
         let (r, w) = pipe()
         defer { close(r); close(w) }
-        let buffer = try InputBuffer(limit: 1024)
+        var buffer = try InputBuffer(limit: 1024)
         write(Array("{\"a\":1}\0{\"b\":2}\0{\"c\"".utf8), to: w)
         XCTAssertEqual(buffer.read(from: r), .received(20))
         XCTAssertEqual(buffer.next(), .frame(length: 7))
@@ -41,7 +41,7 @@ final class InputBufferTests: XCTestCase {
     func testBuffer_growsUpToItsLimitThenReportsFull_andTooLargeWithoutANul() throws {
         let (r, w) = pipe()
         defer { close(r); close(w) }
-        let buffer = try InputBuffer(limit: 10_000)
+        var buffer = try InputBuffer(limit: 10_000)
         write([UInt8](repeating: 0x41, count: 12_000), to: w)
         var total = 0
         while case .received(let n) = buffer.read(from: r) { total += n }
@@ -54,7 +54,7 @@ final class InputBufferTests: XCTestCase {
     func testTrickledFrame_isFoundWhenItsNulArrives() throws {
         let (r, w) = pipe()
         defer { close(r); close(w) }
-        let buffer = try InputBuffer(limit: 64)
+        var buffer = try InputBuffer(limit: 64)
         for byte in Array("{}".utf8) {
             write([byte], to: w)
             XCTAssertEqual(buffer.read(from: r), .received(1))
@@ -69,7 +69,7 @@ final class InputBufferTests: XCTestCase {
         let (r, w) = pipe()
         defer { close(r) }
         close(w)
-        let buffer = try InputBuffer(limit: 64)
+        var buffer = try InputBuffer(limit: 64)
         XCTAssertEqual(buffer.read(from: r), .endOfStream)
     }
 }
@@ -96,7 +96,7 @@ struct NULFraming: Framing {
 
 extension InputBuffer {
     /// A buffer for NUL-framed messages of at most `limit` bytes.
-    convenience init(limit: Int) throws {
+    init(limit: Int) throws {
         try self.init(framing: NULFraming(reader: VarlinkFrameReader(maxMessageBytes: limit)))
     }
 
@@ -107,7 +107,7 @@ extension InputBuffer {
     }
 
     /// `nextFrame()` for assertions: a frame at the start of the buffer, by its length.
-    func next() -> Next {
+    mutating func next() -> Next {
         switch nextFrame() {
         case .frame(let range):
             XCTAssertEqual(range.lowerBound, 0, "frames are taken from the start of the buffer")

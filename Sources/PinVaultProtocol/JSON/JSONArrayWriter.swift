@@ -2,52 +2,57 @@ import PinVaultCrypto
 
 /// Writes the elements of one JSON array; obtained from `JSONWriter.writeArray` or a
 /// parent writer.
-public struct JSONArrayWriter {
-    private let buffer: ReplyBuffer
+public struct JSONArrayWriter: ~Copyable {
+    private var output: ReplyBytes
     private var isFirst = true
 
-    init(buffer: ReplyBuffer) {
-        self.buffer = buffer
+    init(output: consuming ReplyBytes) {
+        self.output = output
+    }
+
+    /// Gives the bytes back to the container's writer.
+    consuming func finish() -> ReplyBytes {
+        output
     }
 
     /// A string element.
     public mutating func element(_ value: String) {
         separate()
-        JSONWriter.appendString(value, to: buffer)
+        JSONWriter.appendString(value, to: &output)
     }
 
     /// An integer element.
     public mutating func element(_ value: Int64) {
         separate()
-        JSONWriter.appendInt(value, to: buffer)
+        JSONWriter.appendInt(value, to: &output)
     }
 
     /// A boolean element.
     public mutating func element(_ value: Bool) {
         separate()
-        JSONWriter.appendBool(value, to: buffer)
+        JSONWriter.appendBool(value, to: &output)
     }
 
     /// A `null` element.
     public mutating func nullElement() {
         separate()
-        JSONWriter.appendNull(to: buffer)
+        JSONWriter.appendNull(to: &output)
     }
 
     /// An object element.
     public mutating func objectElement(_ body: (inout JSONObjectWriter) -> Void) {
         separate()
-        JSONWriter.writeObject(into: buffer, body)
+        JSONWriter.writeObject(into: &output, body)
     }
 
     /// An array element.
     public mutating func arrayElement(_ body: (inout JSONArrayWriter) -> Void) {
         separate()
-        JSONWriter.writeArray(into: buffer, body)
+        JSONWriter.writeArray(into: &output, body)
     }
 
     private mutating func separate() {
-        if !isFirst { buffer.append(UInt8(ascii: ",")) }
+        if !isFirst { output.append(UInt8(ascii: ",")) }
         isFirst = false
     }
 }

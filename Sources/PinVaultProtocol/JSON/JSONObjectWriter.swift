@@ -6,24 +6,29 @@ import PinVaultCrypto
 /// Keys are literals — the interface's member names — so they are `StaticString`s,
 /// written in one append without an escape scan: a key must need no escaping (no `"`,
 /// `\` or control character), which debug builds check.
-public struct JSONObjectWriter {
-    private let buffer: ReplyBuffer
+public struct JSONObjectWriter: ~Copyable {
+    private var output: ReplyBytes
     private var isFirst = true
 
-    init(buffer: ReplyBuffer) {
-        self.buffer = buffer
+    init(output: consuming ReplyBytes) {
+        self.output = output
+    }
+
+    /// Gives the bytes back to the container's writer.
+    consuming func finish() -> ReplyBytes {
+        output
     }
 
     /// `"key": "value"`.
     public mutating func field(_ key: StaticString, _ value: String) {
         writeKey(key)
-        JSONWriter.appendString(value, to: buffer)
+        JSONWriter.appendString(value, to: &output)
     }
 
     /// `"key": value` for an integer.
     public mutating func field(_ key: StaticString, _ value: Int64) {
         writeKey(key)
-        JSONWriter.appendInt(value, to: buffer)
+        JSONWriter.appendInt(value, to: &output)
     }
 
     /// `"key": value` for an integer.
@@ -34,7 +39,7 @@ public struct JSONObjectWriter {
     /// `"key": true|false`.
     public mutating func field(_ key: StaticString, _ value: Bool) {
         writeKey(key)
-        JSONWriter.appendBool(value, to: buffer)
+        JSONWriter.appendBool(value, to: &output)
     }
 
     /// `"key": "value"`, or nothing at all when `value` is nil (Varlink's `?string`:
@@ -51,7 +56,7 @@ public struct JSONObjectWriter {
     /// `"key": null`.
     public mutating func nullField(_ key: StaticString) {
         writeKey(key)
-        JSONWriter.appendNull(to: buffer)
+        JSONWriter.appendNull(to: &output)
     }
 
     /// `"key": ["a", "b"]`.
@@ -64,23 +69,23 @@ public struct JSONObjectWriter {
     /// `"key": "<secret>"`, written straight from secret memory.
     public mutating func secretField(_ key: StaticString, _ secret: SecretBytes, encoding: SecretStringEncoding) {
         writeKey(key)
-        JSONWriter.appendSecretString(secret, encoding: encoding, to: buffer)
+        JSONWriter.appendSecretString(secret, encoding: encoding, to: &output)
     }
 
     /// `"key": {…}`.
     public mutating func objectField(_ key: StaticString, _ body: (inout JSONObjectWriter) -> Void) {
         writeKey(key)
-        JSONWriter.writeObject(into: buffer, body)
+        JSONWriter.writeObject(into: &output, body)
     }
 
     /// `"key": […]`.
     public mutating func arrayField(_ key: StaticString, _ body: (inout JSONArrayWriter) -> Void) {
         writeKey(key)
-        JSONWriter.writeArray(into: buffer, body)
+        JSONWriter.writeArray(into: &output, body)
     }
 
     private mutating func writeKey(_ key: StaticString) {
-        JSONWriter.appendKey(key, separated: !isFirst, to: buffer)
+        JSONWriter.appendKey(key, separated: !isFirst, to: &output)
         isFirst = false
     }
 }

@@ -8,60 +8,73 @@ public enum SecretStringEncoding: Sendable {
     case base64url
 }
 
-/// Writes JSON values into a `ReplyBuffer`.
+/// Writes JSON values into a `ReplyBuffer`'s bytes.
 ///
 /// Objects and arrays are written through `JSONObjectWriter` and `JSONArrayWriter`,
 /// whose closures make every container closed and every comma placed by construction.
-/// Strings are escaped per RFC 8259: `"` `\` and the C0 controls; everything else,
-/// non-ASCII included, is written as UTF-8.
+/// A writer holds the bytes alone while it writes (`ReplyBytes` is non-copyable), so
+/// one object is one access to its buffer. Strings are escaped per RFC 8259: `"` `\`
+/// and the C0 controls; everything else, non-ASCII included, is written as UTF-8.
 public enum JSONWriter {
-    /// Writes one object.
+    /// Writes one object into `buffer`.
     public static func writeObject(into buffer: ReplyBuffer, _ body: (inout JSONObjectWriter) -> Void) {
-        buffer.append(UInt8(ascii: "{"))
-        var writer = JSONObjectWriter(buffer: buffer)
+        buffer.write { writeObject(into: &$0, body) }
+    }
+
+    /// Writes one object.
+    public static func writeObject(into output: inout ReplyBytes, _ body: (inout JSONObjectWriter) -> Void) {
+        output.append(UInt8(ascii: "{"))
+        var writer = JSONObjectWriter(output: consume output)
         body(&writer)
-        buffer.append(UInt8(ascii: "}"))
+        output = writer.finish()
+        output.append(UInt8(ascii: "}"))
+    }
+
+    /// Writes one array into `buffer`.
+    public static func writeArray(into buffer: ReplyBuffer, _ body: (inout JSONArrayWriter) -> Void) {
+        buffer.write { writeArray(into: &$0, body) }
     }
 
     /// Writes one array.
-    public static func writeArray(into buffer: ReplyBuffer, _ body: (inout JSONArrayWriter) -> Void) {
-        buffer.append(UInt8(ascii: "["))
-        var writer = JSONArrayWriter(buffer: buffer)
+    public static func writeArray(into output: inout ReplyBytes, _ body: (inout JSONArrayWriter) -> Void) {
+        output.append(UInt8(ascii: "["))
+        var writer = JSONArrayWriter(output: consume output)
         body(&writer)
-        buffer.append(UInt8(ascii: "]"))
+        output = writer.finish()
+        output.append(UInt8(ascii: "]"))
     }
 
     /// Writes a quoted, escaped string.
-    public static func appendString(_ string: String, to buffer: ReplyBuffer) {
+    public static func appendString(_ string: String, to output: inout ReplyBytes) {
         var string = string
-        string.withUTF8 { appendQuoted(UnsafeRawBufferPointer($0), to: buffer) }
+        string.withUTF8 { appendQuoted(UnsafeRawBufferPointer($0), to: &output) }
     }
 
     /// Writes a JSON string straight from secret memory, never through a Swift `String`.
     public static func appendSecretString(
         _ secret: SecretBytes,
         encoding: SecretStringEncoding,
-        to buffer: ReplyBuffer
+        to output: inout ReplyBytes
     ) {
         secret.withUnsafeBytes { bytes in
             switch encoding {
             case .raw:
-                appendQuoted(bytes, to: buffer)
+                appendQuoted(bytes, to: &output)
             case .base64url:
-                buffer.append(UInt8(ascii: "\""))
-                Base64.encode(bytes, alphabet: .url) { buffer.append($0) }
-                buffer.append(UInt8(ascii: "\""))
+                output.append(UInt8(ascii: "\""))
+                Base64.encode(bytes, alphabet: .url) { output.append($0) }
+                output.append(UInt8(ascii: "\""))
             }
         }
     }
 
     /// Writes `"key":`, after a comma when `separated`, for a literal key that needs no
     /// escape: one append of the key's bytes with its punctuation.
-    static func appendKey(_ key: StaticString, separated: Bool, to buffer: ReplyBuffer) {
+    static func appendKey(_ key: StaticString, separated: Bool, to output: inout ReplyBytes) {
         key.withUTF8Buffer { bytes in
             assert(!bytes.contains(where: needsEscape), "a JSON key literal needs no escape")
             let comma = separated ? 1 : 0
-            buffer.append(byteCount: comma + bytes.count + 3) { target in
+            output.append(byteCount: comma + bytes.count + 3) { target in
                 if separated { target.storeBytes(of: UInt8(ascii: ","), as: UInt8.self) }
                 target.storeBytes(of: UInt8(ascii: "\""), toByteOffset: comma, as: UInt8.self)
                 if let source = bytes.baseAddress {
@@ -74,7 +87,7 @@ public enum JSONWriter {
     }
 
     /// Writes an integer: its digits are formed on the stack, not in a `String`.
-    public static func appendInt(_ value: Int64, to buffer: ReplyBuffer) {
+    public static func appendInt(_ value: Int64, to output: inout ReplyBytes) {
         // 19 digits and a sign hold every Int64.
         withUnsafeTemporaryAllocation(byteCount: 20, alignment: 1) { digits in
             var magnitude = value.magnitude
@@ -88,37 +101,37 @@ public enum JSONWriter {
                 start -= 1
                 digits[start] = UInt8(ascii: "-")
             }
-            buffer.append(UnsafeRawBufferPointer(rebasing: digits[start...]))
+            output.append(UnsafeRawBufferPointer(rebasing: digits[start...]))
         }
     }
 
     /// Writes `true` or `false`.
-    public static func appendBool(_ value: Bool, to buffer: ReplyBuffer) {
-        appendLiteral(value ? "true" : "false", to: buffer)
+    public static func appendBool(_ value: Bool, to output: inout ReplyBytes) {
+        appendLiteral(value ? "true" : "false", to: &output)
     }
 
     /// Writes `null`.
-    public static func appendNull(to buffer: ReplyBuffer) {
-        appendLiteral("null", to: buffer)
+    public static func appendNull(to output: inout ReplyBytes) {
+        appendLiteral("null", to: &output)
     }
 
-    private static func appendLiteral(_ literal: StaticString, to buffer: ReplyBuffer) {
-        literal.withUTF8Buffer { buffer.append(UnsafeRawBufferPointer($0)) }
+    private static func appendLiteral(_ literal: StaticString, to output: inout ReplyBytes) {
+        literal.withUTF8Buffer { output.append(UnsafeRawBufferPointer($0)) }
     }
 
     /// Writes `bytes` as a quoted JSON string: each run of bytes that needs no escape
     /// goes to the buffer in one append, each byte that does as its escape.
-    private static func appendQuoted(_ bytes: UnsafeRawBufferPointer, to buffer: ReplyBuffer) {
-        buffer.append(UInt8(ascii: "\""))
+    private static func appendQuoted(_ bytes: UnsafeRawBufferPointer, to output: inout ReplyBytes) {
+        output.append(UInt8(ascii: "\""))
         var runStart = 0
         while true {
             let runEnd = endOfRun(in: bytes, from: runStart)
-            buffer.append(UnsafeRawBufferPointer(rebasing: bytes[runStart..<runEnd]))
+            output.append(UnsafeRawBufferPointer(rebasing: bytes[runStart..<runEnd]))
             guard runEnd < bytes.count else { break }
-            appendEscape(of: bytes[runEnd], to: buffer)
+            appendEscape(of: bytes[runEnd], to: &output)
             runStart = runEnd + 1
         }
-        buffer.append(UInt8(ascii: "\""))
+        output.append(UInt8(ascii: "\""))
     }
 
     /// The offset of the first byte from `start` on that needs an escape, or the end.
@@ -133,19 +146,19 @@ public enum JSONWriter {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
-    private static func appendEscape(of byte: UInt8, to buffer: ReplyBuffer) {
-        buffer.append(UInt8(ascii: "\\"))
+    private static func appendEscape(of byte: UInt8, to output: inout ReplyBytes) {
+        output.append(UInt8(ascii: "\\"))
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): buffer.append(byte)
-        case 0x0A: buffer.append(UInt8(ascii: "n"))
-        case 0x0D: buffer.append(UInt8(ascii: "r"))
-        case 0x09: buffer.append(UInt8(ascii: "t"))
-        case 0x08: buffer.append(UInt8(ascii: "b"))
-        case 0x0C: buffer.append(UInt8(ascii: "f"))
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(byte)
+        case 0x0A: output.append(UInt8(ascii: "n"))
+        case 0x0D: output.append(UInt8(ascii: "r"))
+        case 0x09: output.append(UInt8(ascii: "t"))
+        case 0x08: output.append(UInt8(ascii: "b"))
+        case 0x0C: output.append(UInt8(ascii: "f"))
         default:
-            appendLiteral("u00", to: buffer)
-            buffer.append(hexDigit(byte >> 4))
-            buffer.append(hexDigit(byte & 0x0F))
+            appendLiteral("u00", to: &output)
+            output.append(hexDigit(byte >> 4))
+            output.append(hexDigit(byte & 0x0F))
         }
     }
 

@@ -9,11 +9,13 @@ extension VarlinkCall {
         to buffer: ReplyBuffer,
         _ parameters: (inout JSONObjectWriter) -> Void = { _ in }
     ) {
-        JSONWriter.writeObject(into: buffer) { message in
-            message.field("method", method)
-            message.objectField("parameters", parameters)
-            if oneway { message.field("oneway", true) }
+        buffer.write { output in
+            JSONWriter.writeObject(into: &output) { message in
+                message.field("method", method)
+                message.objectField("parameters", parameters)
+                if oneway { message.field("oneway", true) }
+            }
+            output.append(0)
         }
-        buffer.append(0)
     }
 }

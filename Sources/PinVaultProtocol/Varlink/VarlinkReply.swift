@@ -11,10 +11,12 @@ public enum VarlinkReply {
         to buffer: ReplyBuffer,
         _ body: (inout JSONObjectWriter) -> Void = { _ in }
     ) {
-        JSONWriter.writeObject(into: buffer) { message in
-            message.objectField("parameters", body)
+        buffer.write { output in
+            JSONWriter.writeObject(into: &output) { message in
+                message.objectField("parameters", body)
+            }
+            output.append(0)
         }
-        buffer.append(0)
     }
 
     /// Appends an error reply named `name` (fully qualified) with parameters from `body`.
@@ -23,11 +25,13 @@ public enum VarlinkReply {
         to buffer: ReplyBuffer,
         _ body: (inout JSONObjectWriter) -> Void = { _ in }
     ) {
-        JSONWriter.writeObject(into: buffer) { message in
-            message.field("error", name)
-            message.objectField("parameters", body)
+        buffer.write { output in
+            JSONWriter.writeObject(into: &output) { message in
+                message.field("error", name)
+                message.objectField("parameters", body)
+            }
+            output.append(0)
         }
-        buffer.append(0)
     }
 
     /// Appends an `org.varlink.service` error reply.

@@ -2,9 +2,9 @@ import Glibc
 import PinVaultSystem
 
 /// New connections: who may come in, and how many.
-extension Server {
-    func acceptAll(from door: Int) {
-        let listener = doors[door].listener
+extension EventLoop {
+    mutating func acceptAll(from door: Int) {
+        let listener = server.doors[door].listener
         while !stopping {
             let fd: Int32
             switch listener.accept() {
@@ -20,7 +20,7 @@ extension Server {
             }
             let peer: Peer
             do {
-                peer = try Peer.of(socket: fd, adminGroup: limits.adminGroup)
+                peer = try Peer.of(socket: fd, adminGroup: server.limits.adminGroup)
             } catch {
                 refusals.note("unreadable peer credentials")
                 Glibc.close(fd)
@@ -31,44 +31,52 @@ extension Server {
                 Glibc.close(fd)
                 continue
             }
-            do {
-                let connection = try Connection(
-                    id: nextConnectionID, fd: fd, peer: peer, door: door,
-                    framing: doors[door].handler.makeFraming(), now: MonotonicClock.milliseconds(),
-                    deliver: replyRoute(for: nextConnectionID)
-                )
-                nextConnectionID += 1
-                connections[connection.id] = connection
-                perUid[peer.uid, default: 0] += 1
-                stats.connectionOpened()
-                updateInterest(connection)
-            } catch {
-                refusals.note("no secret memory for its buffer")
-                Glibc.close(fd)
-            }
+            admit(fd: fd, peer: peer, door: door)
         }
     }
 
-    private func pauseAccepting(because code: Int32) {
+    /// Serves the connected socket `fd` of `peer` through `door`'s handler.
+    mutating func admit(fd: Int32, peer: Peer, door: Int) {
+        let connection: Connection
+        do {
+            connection = try Connection(
+                id: nextConnectionID, fd: fd, peer: peer, door: door,
+                framing: server.doors[door].handler.makeFraming(), now: MonotonicClock.milliseconds(),
+                deliver: replyRoute(for: nextConnectionID)
+            )
+        } catch {
+            refusals.note("no secret memory for its buffer")
+            Glibc.close(fd)
+            return
+        }
+        nextConnectionID += 1
+        connections[connection.id] = connection
+        perUid[peer.uid, default: 0] += 1
+        server.stats.connectionOpened()
+        connection.withState { updateInterest(connection, &$0) }
+    }
+
+    private mutating func pauseAccepting(because code: Int32) {
         guard acceptPausedUntil == nil else { return }
-        for door in doors { epoll.remove(door.listener.fd) }
+        for door in server.doors { server.epoll.remove(door.listener.fd) }
         acceptPausedUntil = MonotonicClock.milliseconds() + 100
         refusals.note("accept failed: \(SystemError(call: "accept", errno: code))")
     }
 
-    func resumeAcceptingIfDue(now: Int64) {
+    mutating func resumeAcceptingIfDue(now: Int64) {
         guard let until = acceptPausedUntil, now >= until, !stopping else { return }
         acceptPausedUntil = nil
-        for (index, door) in doors.enumerated() {
+        for (index, door) in server.doors.enumerated() {
             do {
-                try epoll.add(door.listener.fd, events: .epollIn, token: UInt64(index))
+                try server.epoll.add(door.listener.fd, events: .epollIn, token: UInt64(index))
             } catch {
-                logger.error("cannot watch the listening socket again: \(error)")
+                server.logger.error("cannot watch the listening socket again: \(error)")
             }
         }
     }
 
     private func admissionRefusal(for peer: Peer) -> String? {
+        let limits = server.limits
         if !limits.allowedGroups.isEmpty && !peer.isAdmin && !peer.isMember(ofAny: limits.allowedGroups) {
             return "not in access.allowed_groups"
         }

@@ -1,0 +1,204 @@
+import Glibc
+import PinVaultCrypto
+import PinVaultSystem
+
+/// Reading, handing messages over, writing replies, closing. Each step takes the
+/// connection's state `inout`: the caller reached it once (`Connection.withState`).
+extension EventLoop {
+    mutating func handleEvents(_ flags: UInt32, on connection: Connection) {
+        connection.withState { state in
+            if flags & .epollErr != 0 {
+                close(connection, &state, reason: nil)
+                return
+            }
+            if flags & .epollOut != 0 && state.flush(to: connection.fd) == .failed {
+                close(connection, &state, reason: nil)
+                return
+            }
+            if flags & (.epollIn | .epollRdHup | .epollHup) != 0 && !state.inputClosed {
+                reading: for _ in 0..<16 {
+                    switch state.input.read(from: connection.fd) {
+                    case .received:
+                        // A read that left free space took all the socket held; another
+                        // would only say EAGAIN (level-triggered: anything later wakes us).
+                        if state.input.hasFreeSpace { break reading }
+                    case .wouldBlock, .full:
+                        break reading
+                    case .endOfStream:
+                        // What the peer sent before its EOF is still answered.
+                        state.inputClosed = true
+                        break reading
+                    case .failed:
+                        close(connection, &state, reason: nil)
+                        return
+                    }
+                }
+            }
+            if flags & .epollHup != 0 {
+                // Nobody reads the replies any more: a message waiting for one is
+                // cancelled (a PIN check that has not begun never counts).
+                if state.hasPendingOutput || state.inFlight.map({ !$0.isOneway }) == true {
+                    close(connection, &state, reason: nil)
+                    return
+                }
+                state.peerGone = true
+            }
+            processFrames(connection, &state)
+        }
+    }
+
+    /// Hands the next complete message to the connection's handler, while the
+    /// connection is free for it.
+    private mutating func processFrames(_ connection: Connection, _ state: inout ConnectionState) {
+        guard connections[connection.id] != nil else { return }
+        let handler = server.doors[connection.door].handler
+        while !stopping && state.inFlight == nil && !state.hasPendingOutput {
+            let range: Range<Int>
+            switch state.input.nextFrame() {
+            case .frame(let frame):
+                range = frame
+            case .violation(let reason):
+                close(connection, &state, reason: reason)
+                return
+            case .needMore:
+                if state.inputClosed || state.peerGone {
+                    // Everything the peer sent has been answered.
+                    close(connection, &state, reason: nil)
+                    return
+                }
+                updateInterest(connection, &state)
+                return
+            }
+            // A departed peer's messages run only if they want no reply (`ReplyRoute`).
+            let route = ReplyRoute(
+                peer: connection.peer, connection: connection.id, peerHasLeft: state.peerGone,
+                reply: state.reply, deliver: connection.deliver
+            )
+            state.inFlight = route
+            // Counted before it is handled, so that GetStats counts itself.
+            server.stats.messageReceived()
+            let disposition = state.input.withFrame(range) { handler.handle(message: $0, route: route) }
+            state.input.consumeFrame()
+            if case .close(let reason) = disposition {
+                close(connection, &state, reason: reason)
+                return
+            }
+            // A message answered on the spot (GetPolicy, a refusal) is written now, not
+            // after a turn of the loop: the epoll interest stays as it is and the next
+            // pipelined frame starts at once.
+            if server.completions.take(connection: connection.id) != nil,
+               !complete(connection, &state, now: MonotonicClock.milliseconds()) {
+                return
+            }
+        }
+        updateInterest(connection, &state)
+    }
+
+    /// Ends the connection's message in flight, whose reply is in `state.reply`: writes
+    /// it (when it holds anything) and frees the connection for its next message.
+    /// False when the write failed and the connection is closed.
+    private mutating func complete(_ connection: Connection, _ state: inout ConnectionState, now: Int64) -> Bool {
+        guard state.inFlight != nil else { return true }
+        state.inFlight = nil
+        state.lastProgress = now
+        state.enqueueReply()
+        if state.flush(to: connection.fd) == .failed {
+            close(connection, &state, reason: nil)
+            return false
+        }
+        return true
+    }
+
+    /// How the messages of connection `id` hand their replies back to the loop.
+    func replyRoute(for id: ConnectionID) -> @Sendable (ReplyBuffer) -> Void {
+        let loop = loopThread
+        return { [completions = server.completions, wakeup = server.wakeup] reply in
+            completions.push(connection: id, reply: reply)
+            // Replies made on the loop itself are picked up after the current event;
+            // only other threads need to wake it.
+            if pthread_equal(pthread_self(), loop) == 0 {
+                wakeup.signal()
+            }
+        }
+    }
+
+    mutating func deliverCompletions() {
+        while true {
+            let batch = server.completions.takeAll()
+            if batch.isEmpty { return }
+            let now = MonotonicClock.milliseconds()
+            for (id, _) in batch {
+                // A reply nobody waits for is dropped, and ReplyBuffer zeroes it.
+                guard let connection = connections[id] else { continue }
+                connection.withState { state in
+                    guard state.inFlight != nil, complete(connection, &state, now: now) else { return }
+                    processFrames(connection, &state)
+                }
+            }
+        }
+    }
+
+    /// Registers the events the loop now wants of the connection; closes it when epoll
+    /// refuses.
+    mutating func updateInterest(_ connection: Connection, _ state: inout ConnectionState) {
+        let epoll = server.epoll
+        if state.peerGone {
+            // EPOLLHUP is reported whatever the interest, so leave the set for good
+            // rather than wake the loop until the last oneway message is done.
+            if state.registeredEvents != nil {
+                epoll.remove(connection.fd)
+                state.registeredEvents = nil
+            }
+            return
+        }
+        // Level-triggered: EPOLLIN and EPOLLRDHUP are asked for only while the loop
+        // will read, or a half-closed peer with a message in flight (or a full buffer)
+        // would wake every wait. A full close still reports EPOLLHUP, always.
+        var wanted: UInt32 = 0
+        if state.hasPendingOutput {
+            wanted = .epollOut
+        } else if state.inFlight == nil && !state.input.isFull && !stopping && !state.inputClosed {
+            wanted = .epollIn | .epollRdHup
+        }
+        guard wanted != state.registeredEvents else { return }
+        do {
+            if state.registeredEvents == nil {
+                try epoll.add(connection.fd, events: wanted, token: connection.id)
+            } else {
+                try epoll.modify(connection.fd, events: wanted, token: connection.id)
+            }
+            state.registeredEvents = wanted
+        } catch {
+            server.logger.error("epoll: \(error)")
+            close(connection, &state, reason: nil)
+        }
+    }
+
+    mutating func closeIdleConnections(now: Int64) {
+        let limit = Int64(server.limits.idleTimeoutSeconds) * 1000
+        for connection in Array(connections.values) {
+            connection.withState { state in
+                if state.inFlight == nil && now - state.lastProgress > limit {
+                    close(connection, &state, reason: "idle for server.idle_timeout_seconds")
+                }
+            }
+        }
+    }
+
+    mutating func close(_ connection: Connection, _ state: inout ConnectionState, reason: String?) {
+        guard connections.removeValue(forKey: connection.id) != nil else { return }
+        if let reason {
+            server.logger.debug("closing connection", metadata: [
+                "uid": "\(connection.peer.uid)", "pid": "\(connection.peer.pid)", "reason": "\(reason)",
+            ])
+        }
+        server.epoll.remove(connection.fd)
+        state.close()
+        Glibc.close(connection.fd)
+        if let count = perUid[connection.peer.uid] {
+            perUid[connection.peer.uid] = count > 1 ? count - 1 : nil
+        }
+        server.stats.connectionClosed()
+        server.doors[connection.door].handler.connectionClosed(connection.id, peer: connection.peer)
+    }
+}

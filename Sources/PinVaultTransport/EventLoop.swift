@@ -1,0 +1,108 @@
+import CPinVaultSystem
+import Glibc
+import PinVaultSystem
+
+/// The event loop's state and its steps: a value that `Server.run` owns on its own
+/// thread, so that every use of the loop's state is checked by the compiler (each step
+/// is a `mutating` method), and a connection's state is reached once per event
+/// (`Connection.withState`).
+struct EventLoop: ~Copyable {
+    static let wakeupToken: UInt64 = 1 << 62
+    static let signalToken: UInt64 = wakeupToken + 1
+    static let firstConnectionToken: UInt64 = 1 << 32
+
+    let server: Server
+    var connections: [ConnectionID: Connection] = [:]
+    var perUid: [UInt32: Int] = [:]
+    var nextConnectionID = firstConnectionToken
+    var stopping = false
+    /// Set while accepting is paused after EMFILE/ENFILE.
+    var acceptPausedUntil: Int64?
+    /// Refused connections, logged as a summary so that no peer can flood the log.
+    var refusals = RefusalLog()
+    let loopThread = pthread_self()
+
+    init(server: Server) {
+        self.server = server
+    }
+
+    /// Serves until a shutdown signal, then drains. Returns the signal's number.
+    mutating func run() throws(SystemError) -> Int32 {
+        for (index, door) in server.doors.enumerated() {
+            try server.epoll.add(door.listener.fd, events: .epollIn, token: UInt64(index))
+        }
+        try server.epoll.add(server.wakeup.fd, events: .epollIn, token: Self.wakeupToken)
+        try server.epoll.add(server.signals.fd, events: .epollIn, token: Self.signalToken)
+
+        let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: 128)
+        defer { events.deallocate() }
+        var lastWatchdog: Int64 = 0
+        var lastIdleSweep: Int64 = 0
+        var shutdownDeadline: Int64 = .max
+        var signal: Int32 = 0
+
+        while true {
+            let now = MonotonicClock.milliseconds()
+            if stopping {
+                let busy = connections.values.contains { $0.withState { $0.inFlight != nil || $0.hasPendingOutput } }
+                if !busy || now >= shutdownDeadline { break }
+            }
+            if let interval = server.notifier.watchdogInterval, (now - lastWatchdog) * 1000 >= interval {
+                server.notifier.watchdog()
+                lastWatchdog = now
+            }
+            if now - lastIdleSweep >= 1000 {
+                closeIdleConnections(now: now)
+                refusals.report(now: now, to: server.logger)
+                lastIdleSweep = now
+            }
+            resumeAcceptingIfDue(now: now)
+
+            let ready = try server.epoll.wait(into: events, timeoutMilliseconds: acceptPausedUntil == nil ? 500 : 100)
+            for index in 0..<ready {
+                let token = events[index].data.u64
+                switch token {
+                case Self.wakeupToken:
+                    server.wakeup.drain()
+                case Self.signalToken:
+                    if let received = server.signals.read(), !stopping {
+                        signal = received
+                        beginShutdown(signal: received)
+                        shutdownDeadline = MonotonicClock.milliseconds() + Int64(server.limits.shutdownGraceSeconds) * 1000
+                    }
+                case ..<UInt64(server.doors.count):
+                    acceptAll(from: Int(token))
+                default:
+                    if let connection = connections[token] {
+                        handleEvents(events[index].events, on: connection)
+                    }
+                }
+            }
+            deliverCompletions()
+        }
+
+        for connection in Array(connections.values) {
+            connection.withState { close(connection, &$0, reason: nil) }
+        }
+        return signal
+    }
+
+    mutating func beginShutdown(signal: Int32) {
+        stopping = true
+        server.logger.notice("shutting down on signal \(signal); finishing calls in flight")
+        server.notifier.stopping(status: "Finishing calls in flight")
+        for door in server.doors {
+            server.epoll.remove(door.listener.fd)
+            door.listener.close()
+        }
+        for connection in Array(connections.values) {
+            connection.withState { state in
+                if state.inFlight == nil && !state.hasPendingOutput {
+                    close(connection, &state, reason: nil)
+                } else {
+                    updateInterest(connection, &state)
+                }
+            }
+        }
+    }
+}
