@@ -117,7 +117,7 @@ PAM_CC       ?= cc
 PAM_WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes
 # Control-flow protection (CET) exists on x86 only: asked for where the compiler takes it.
 PAM_CET      := $(shell $(PAM_CC) -fcf-protection -E -x c /dev/null >/dev/null 2>&1 && echo -fcf-protection)
-PAM_CFLAGS   ?= -std=gnu11 -O2 $(PAM_WARNINGS) -fstack-protector-strong -fstack-clash-protection \
+PAM_CFLAGS   ?= -std=gnu11 -O2 -g $(PAM_WARNINGS) -fstack-protector-strong -fstack-clash-protection \
 	$(PAM_CET) -D_FORTIFY_SOURCE=2 -fPIC -fvisibility=hidden
 PAM_LDFLAGS  ?= -shared -Wl,-z,relro,-z,now -Wl,-z,noexecstack -Wl,-z,defs -Wl,--as-needed
 PAM_LIBS     := -lpam $(shell pkg-config --libs libsodium 2>/dev/null || echo -lsodium)
