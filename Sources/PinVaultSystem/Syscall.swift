@@ -45,4 +45,25 @@ public enum Syscall {
             throw SystemError(call: "\(call)", errno: code)
         }
     }
+
+    /// `connect(2)` on a blocking socket. A connect interrupted by a signal goes on in
+    /// the background, so it is not simply called again: a repeated call answers
+    /// `EALREADY` while the first is under way and `EISCONN` once it is done.
+    public static func connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) throws(SystemError) {
+        var interrupted = false
+        while true {
+            if Glibc.connect(fd, address, length) == 0 { return }
+            let code = errno
+            switch code {
+            case EINTR:
+                interrupted = true
+            case EALREADY where interrupted:
+                continue
+            case EISCONN where interrupted:
+                return
+            default:
+                throw SystemError(call: "connect", errno: code)
+            }
+        }
+    }
 }

@@ -27,9 +27,9 @@ public struct UnixSocketAddress: Sendable {
         self.init(Array(path.utf8))
     }
 
-    public func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws -> R) rethrows -> R {
-        try withUnsafePointer(to: address) { pointer in
-            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { try body($0, length) }
+    public func withSockaddr<R, E: Error>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(E) -> R) throws(E) -> R {
+        try withUnsafePointer(to: address) { (pointer) throws(E) -> R in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (rebound) throws(E) -> R in try body(rebound, length) }
         }
     }
 }
@@ -45,21 +45,11 @@ public enum UnixSocket {
             throw SystemError(call: "connect", errno: bytes.count > UnixSocketAddress.maxPathBytes ? ENAMETOOLONG : EINVAL)
         }
         let fd = try Syscall.run("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
-        // A connect interrupted by a signal goes on in the background: calling it again
-        // answers EISCONN once it is done, or EALREADY while it is not.
-        let result = address.withSockaddr { address, length in
-            while true {
-                if Glibc.connect(fd, address, length) == 0 { return Int32(0) }
-                switch errno {
-                case EINTR, EALREADY: continue
-                case EISCONN: return 0
-                default: return errno
-                }
-            }
-        }
-        guard result == 0 else {
+        do {
+            try address.withSockaddr { (address, length) throws(SystemError) in try Syscall.connect(fd, address, length) }
+        } catch {
             close(fd)
-            throw SystemError(call: "connect", errno: result)
+            throw error
         }
         return fd
     }
