@@ -146,7 +146,7 @@ if [ "${1:-}" = --inside ]; then
 		/etc/pinvault/pinvaultd.toml /etc/pinvault/deny-list.txt; do
 		[ -f "$root$path" ] || fail "$path missing"
 	done
-	grep -qx 'ExecStart=/usr/sbin/pinvaultd --config /etc/pinvault/pinvaultd.toml' "$root/lib/systemd/system/pinvaultd.service" \
+	grep -qx 'ExecStart=/usr/sbin/pinvaultd --config /etc/pinvault/pinvaultd.toml --exit-on-idle-seconds 300' "$root/lib/systemd/system/pinvaultd.service" \
 		|| fail "ExecStart= does not point at /usr/sbin/pinvaultd"
 	conffiles=$(in_root dpkg-query -W -f '${Conffiles}' pinvault)
 	for file in /etc/pinvault/pinvaultd.toml /etc/pinvault/deny-list.txt; do

@@ -61,6 +61,9 @@ public enum Daemon {
         if let socketPath = options.socketPath {
             configuration.server.socketPath = socketPath
         }
+        if let seconds = options.exitOnIdleSeconds {
+            configuration.server.exitOnIdleSeconds = seconds
+        }
         // Flag, then file, then systemd's StateDirectory= (the first, when it lists
         // several), then the fallback.
         let systemd = ProcessEnvironment.value("STATE_DIRECTORY")
@@ -117,6 +120,14 @@ public enum Daemon {
         }
 
         let limits = try serverLimits(configuration)
+        let exitOnIdle = configuration.server.exitOnIdleSeconds
+        if exitOnIdle > 0 && !SocketActivation.isActive {
+            throw StartupError(
+                "server.exit_on_idle_seconds is \(exitOnIdle), but pinvaultd was not socket-activated: "
+                    + "nothing would start it again (set it to 0, or start pinvaultd through pinvaultd.socket)",
+                .configuration
+            )
+        }
         // Connections, the store, the listeners, epoll, eventfd, signalfd, logs.
         let descriptors = ProcessHardening.raiseDescriptorLimit()
         if descriptors < limits.maxConnections + 32 {
@@ -135,7 +146,8 @@ public enum Daemon {
             limits: limits,
             stats: vault.serverStats,
             notifier: notifier,
-            logger: logger
+            logger: logger,
+            hasWork: { vault.engine.hasWork }
         )
 
         let kdf = configuration.kdf
@@ -148,8 +160,12 @@ public enum Daemon {
         ])
         notifier.ready(status: status)
 
-        try server.run()
-        logger.notice("stopped")
+        switch try server.run() {
+        case .signal:
+            logger.notice("stopped")
+        case .idle:
+            logger.notice("stopped after server.exit_on_idle_seconds with nothing to do; the socket stays with systemd")
+        }
         return .success
     }
 
@@ -166,6 +182,7 @@ public enum Daemon {
                 maxConnections: configuration.server.maxConnections,
                 maxConnectionsPerUid: configuration.server.maxConnectionsPerUid,
                 idleTimeoutSeconds: configuration.server.idleTimeoutSeconds,
+                exitOnIdleSeconds: configuration.server.exitOnIdleSeconds,
                 allowedGroups: allowed,
                 adminGroup: admin
             )

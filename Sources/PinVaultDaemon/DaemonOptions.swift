@@ -7,12 +7,17 @@ public struct DaemonOptions: Sendable {
     public var socketPath: String?
     public var stateDirectory: String?
     public var logLevel: Logger.Level?
+    public var exitOnIdleSeconds: Int?
 
-    public init(configPath: String? = nil, socketPath: String? = nil, stateDirectory: String? = nil, logLevel: Logger.Level? = nil) {
+    public init(
+        configPath: String? = nil, socketPath: String? = nil, stateDirectory: String? = nil,
+        logLevel: Logger.Level? = nil, exitOnIdleSeconds: Int? = nil
+    ) {
         self.configPath = configPath
         self.socketPath = socketPath
         self.stateDirectory = stateDirectory
         self.logLevel = logLevel
+        self.exitOnIdleSeconds = exitOnIdleSeconds
     }
 }
 

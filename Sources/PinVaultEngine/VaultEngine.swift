@@ -94,6 +94,12 @@ public final class VaultEngine: Sendable {
     /// KDF threads running.
     public var kdfThreadCount: Int { kdfPool.threadCount }
 
+    /// Whether any request is queued or running: the daemon is not idle while it is.
+    public var hasWork: Bool {
+        let kdf = kdfPool.snapshot, store = storeQueue.snapshot
+        return kdf.queued + kdf.running + store.queued + store.running > 0
+    }
+
     /// Refuses new work, lets queued jobs run (a cancelled one is dropped unrun) and
     /// joins the threads. The store stays open: its owner closes it.
     public func shutdown() {

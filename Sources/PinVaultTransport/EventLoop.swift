@@ -20,14 +20,16 @@ struct EventLoop: ~Copyable {
     var acceptPausedUntil: Int64?
     /// Refused connections, logged as a summary so that no peer can flood the log.
     var refusals = RefusalLog()
+    /// Since when (monotonic milliseconds) there has been no connection and no work.
+    var idleSince: Int64?
     let loopThread = pthread_self()
 
     init(server: Server) {
         self.server = server
     }
 
-    /// Serves until a shutdown signal, then drains. Returns the signal's number.
-    mutating func run() throws(SystemError) -> Int32 {
+    /// Serves until a shutdown signal (then drains) or an idle exit.
+    mutating func run() throws(SystemError) -> Server.Stop {
         for (index, door) in server.doors.enumerated() {
             try server.epoll.add(door.listener.fd, events: .epollIn, token: UInt64(index))
         }
@@ -39,7 +41,7 @@ struct EventLoop: ~Copyable {
         var lastWatchdog: Int64 = 0
         var lastIdleSweep: Int64 = 0
         var shutdownDeadline: Int64 = .max
-        var signal: Int32 = 0
+        var stop = Server.Stop.signal(0)
 
         while true {
             let now = MonotonicClock.milliseconds()
@@ -55,6 +57,10 @@ struct EventLoop: ~Copyable {
                 closeIdleConnections(now: now)
                 refusals.report(now: now, to: server.logger)
                 lastIdleSweep = now
+                if !stopping && idleLongEnough(now: now) {
+                    stop = .idle
+                    break
+                }
             }
             resumeAcceptingIfDue(now: now)
 
@@ -66,7 +72,7 @@ struct EventLoop: ~Copyable {
                     server.wakeup.drain()
                 case Self.signalToken:
                     if let received = server.signals.read(), !stopping {
-                        signal = received
+                        stop = .signal(received)
                         beginShutdown(signal: received)
                         shutdownDeadline = MonotonicClock.milliseconds() + Int64(server.limits.shutdownGraceSeconds) * 1000
                     }
@@ -84,7 +90,28 @@ struct EventLoop: ~Copyable {
         for connection in Array(connections.values) {
             connection.withState { close(connection, &$0, reason: nil) }
         }
-        return signal
+        return stop
+    }
+
+    /// Whether the server has had no connection and no work for `exitOnIdleSeconds`
+    /// and no connection waits on a socket. A connection arriving after that last look
+    /// waits in the socket's backlog for the next start, which systemd makes on it.
+    mutating func idleLongEnough(now: Int64) -> Bool {
+        let limit = Int64(server.limits.exitOnIdleSeconds) * 1000
+        guard limit > 0, connections.isEmpty, acceptPausedUntil == nil, !server.hasWork() else {
+            idleSince = nil
+            return false
+        }
+        let since = idleSince ?? now
+        idleSince = since
+        guard now - since >= limit else { return false }
+        if server.doors.contains(where: { $0.listener.hasPendingConnection }) {
+            idleSince = nil
+            return false
+        }
+        server.logger.notice("exiting after server.exit_on_idle_seconds with no connection and no work")
+        server.notifier.stopping(status: "Idle: exiting until the next connection")
+        return true
     }
 
     mutating func beginShutdown(signal: Int32) {

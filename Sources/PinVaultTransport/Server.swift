@@ -35,15 +35,30 @@ public final class Server: Sendable {
     let wakeup: Wakeup
     let signals: ShutdownSignals
     let completions = CompletionQueue()
+    /// Whether work outside the loop still runs or waits (the engine's pools,
+    /// unlocked sessions): the server is idle only when this is false.
+    let hasWork: @Sendable () -> Bool
+
+    /// Why `run` returned.
+    public enum Stop: Equatable, Sendable {
+        /// SIGTERM or SIGINT, by number; calls in flight were finished.
+        case signal(Int32)
+        /// `exitOnIdleSeconds` passed with no connection and no work; the sockets were
+        /// left to whoever passed them (systemd), with any connection they hold.
+        case idle
+    }
 
     /// Serves `doors` (each socket with its handler) within `limits`, counting into
-    /// `stats`; `notifier` hears of the stop and gets the watchdog's pings.
+    /// `stats`; `notifier` hears of the stop and gets the watchdog's pings; `hasWork`
+    /// keeps an idle exit away while other threads still work.
     public init(
-        doors: [Door], limits: ServerLimits, stats: ServerStats, notifier: SystemdNotifier, logger: Logger
+        doors: [Door], limits: ServerLimits, stats: ServerStats, notifier: SystemdNotifier, logger: Logger,
+        hasWork: @escaping @Sendable () -> Bool = { false }
     ) throws(SystemError) {
         self.doors = doors
         self.limits = limits
         self.stats = stats
+        self.hasWork = hasWork
         self.notifier = notifier
         self.logger = logger
         epoll = try Epoll()
@@ -51,9 +66,10 @@ public final class Server: Sendable {
         signals = try ShutdownSignals()
     }
 
-    /// Serves until a shutdown signal, then drains. Returns the signal's number.
+    /// Serves until a shutdown signal (then drains) or, when `limits.exitOnIdleSeconds`
+    /// is set, until the server has been idle that long.
     @discardableResult
-    public func run() throws(SystemError) -> Int32 {
+    public func run() throws(SystemError) -> Stop {
         var loop = EventLoop(server: self)
         return try loop.run()
     }

@@ -7,6 +7,15 @@ import PinVaultSystem
 public enum SocketActivation {
     static let firstDescriptor: Int32 = 3
 
+    /// Whether systemd passed this process sockets (without taking them, unlike
+    /// `inheritedDescriptors`).
+    public static var isActive: Bool {
+        guard let pidText = ProcessEnvironment.value("LISTEN_PID"), let pid = Int32(pidText), pid == getpid(),
+              let countText = ProcessEnvironment.value("LISTEN_FDS"), let count = Int32(countText)
+        else { return false }
+        return count > 0
+    }
+
     public static func inheritedDescriptors() -> [Int32] {
         defer {
             unsetenv("LISTEN_PID")

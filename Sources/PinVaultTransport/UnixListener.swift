@@ -86,6 +86,12 @@ public final class UnixListener: @unchecked Sendable {
         }
     }
 
+    /// Whether a connection waits to be accepted (a zero-timeout `poll`).
+    var hasPendingConnection: Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return (try? Syscall.run("poll") { poll(&entry, 1, 0) }) ?? 0 > 0
+    }
+
     /// Stops listening; unlinks the path only when this process bound it.
     public func close() {
         guard !closed else { return }

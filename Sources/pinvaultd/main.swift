@@ -2,7 +2,8 @@ import ArgumentParser
 import Logging
 import PinVaultDaemon
 
-/// `pinvaultd [--config PATH] [--socket PATH] [--state-directory PATH] [--log-level LEVEL]`
+/// `pinvaultd [--config PATH] [--socket PATH] [--state-directory PATH] [--log-level LEVEL]
+/// [--exit-on-idle-seconds N]`
 struct PinVaultDaemonCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pinvaultd",
@@ -26,9 +27,18 @@ struct PinVaultDaemonCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Under socket activation, exit after this many idle seconds (overrides server.exit_on_idle_seconds; 0 never).",
+        valueName: "seconds"
+    ))
+    var exitOnIdleSeconds: Int?
+
     func validate() throws {
         if let logLevel, Logger.Level(rawValue: logLevel) == nil {
             throw ValidationError("unknown log level '\(logLevel)'")
+        }
+        if let exitOnIdleSeconds, !(0...86400).contains(exitOnIdleSeconds) {
+            throw ValidationError("--exit-on-idle-seconds must be 0 to 86400")
         }
     }
 
@@ -37,7 +47,8 @@ struct PinVaultDaemonCommand: ParsableCommand {
             configPath: config,
             socketPath: socket,
             stateDirectory: stateDirectory,
-            logLevel: logLevel.flatMap(Logger.Level.init(rawValue:))
+            logLevel: logLevel.flatMap(Logger.Level.init(rawValue:)),
+            exitOnIdleSeconds: exitOnIdleSeconds
         ))
         if status != .success {
             throw ExitCode(status.rawValue)

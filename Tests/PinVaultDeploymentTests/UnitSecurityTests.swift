@@ -66,7 +66,7 @@ final class UnitSecurityTests: XCTestCase {
     func testInstalledService_pointsAtTheInstalledBinaryAndConfiguration() throws {
         let installation = try Installation.shared()
         let unit = try String(contentsOfFile: installation.servicePath, encoding: .utf8)
-        XCTAssertTrue(unit.contains("\nExecStart=/usr/local/bin/pinvaultd --config /etc/pinvault/pinvaultd.toml\n"), unit)
+        XCTAssertTrue(unit.contains("\nExecStart=/usr/local/bin/pinvaultd --config /etc/pinvault/pinvaultd.toml --exit-on-idle-seconds 300\n"), unit)
         XCTAssertFalse(unit.contains(installation.destination), "DESTDIR leaked into the unit")
         XCTAssertFalse(unit.contains("\nPrivateUsers="), "PrivateUsers= would hide every peer's uid")
         for setting in ["Type=notify", "WatchdogSec=", "StateDirectory=pinvault", "StateDirectoryMode=0700",

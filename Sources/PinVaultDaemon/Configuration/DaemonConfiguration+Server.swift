@@ -15,6 +15,10 @@ extension DaemonConfiguration {
         public var maxConnectionsPerUid = 32
         /// `idle_timeout_seconds`: a connection with no request for this long is closed.
         public var idleTimeoutSeconds = 60
+        /// `exit_on_idle_seconds`: under socket activation, exit cleanly after this long
+        /// with no connection and no work (systemd starts the daemon again on the next
+        /// connection); 0 never. Refused at start without socket activation.
+        public var exitOnIdleSeconds = 0
 
         /// The defaults.
         public init() {}
@@ -25,7 +29,7 @@ extension DaemonConfiguration {
         /// Keys of `[server]`.
         static let keys = [
             "socket_path", "socket_mode", "max_message_bytes", "max_connections",
-            "max_connections_per_uid", "idle_timeout_seconds",
+            "max_connections_per_uid", "idle_timeout_seconds", "exit_on_idle_seconds",
         ]
 
         /// Reads `[server]` over the defaults.
@@ -51,6 +55,9 @@ extension DaemonConfiguration {
             }
             if let value = try section.integer("idle_timeout_seconds", in: 1...86400) {
                 idleTimeoutSeconds = Int(value)
+            }
+            if let value = try section.integer("exit_on_idle_seconds", in: 0...86400) {
+                exitOnIdleSeconds = Int(value)
             }
         }
 
