@@ -1,5 +1,4 @@
 import PinVaultCrypto
-import PinVaultProtocol
 import Synchronization
 
 /// Replies finished on worker threads, waiting for the event loop to write them.
