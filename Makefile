@@ -62,27 +62,27 @@ release: deps
 # The daemon in the foreground on a socket and state directory under ./run; the
 # command line beside it is .build/release/pinvault.
 run: release
-	@mkdir -p $(RUN_DIR)/state && chmod 700 $(RUN_DIR) $(RUN_DIR)/state
-	$(CURDIR)/.build/release/pinvaultd \
-		--config $(CURDIR)/config/pinvaultd.toml \
-		--socket $(RUN_DIR)/io.pinvault.Vault \
-		--state-directory $(RUN_DIR)/state
+	@mkdir -p "$(RUN_DIR)/state" && chmod 700 "$(RUN_DIR)" "$(RUN_DIR)/state"
+	"$(CURDIR)/.build/release/pinvaultd" \
+		--config "$(CURDIR)/config/pinvaultd.toml" \
+		--socket "$(RUN_DIR)/io.pinvault.Vault" \
+		--state-directory "$(RUN_DIR)/state"
 
 # The Python varlink package, for the test that proves any Varlink client works.
 venv:
-	@[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv $(VENV)
-	@$(VENV)/bin/python -c 'import varlink' 2>/dev/null || $(VENV)/bin/pip install -q varlink
+	@[ -x "$(VENV)/bin/python" ] || $(PYTHON) -m venv "$(VENV)"
+	@"$(VENV)/bin/python" -c 'import varlink' 2>/dev/null || "$(VENV)/bin/pip" install -q varlink
 
 test: test-deps venv
-	PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test
+	PINVAULT_PYTHON="$(VENV)/bin/python" $(SWIFT) test
 
 # The crash-consistency, power-loss, flood, authorization and online-guessing suites in
 # their long form (make test runs them short). About 3-4 minutes.
 soak: test-deps venv
-	PINVAULT_SOAK=1 PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test --filter 'PinVaultAdversarialTests.(CrashConsistency|PowerLoss|Flood|Authorization|OnlineGuessing)Tests'
+	PINVAULT_SOAK=1 PINVAULT_PYTHON="$(VENV)/bin/python" $(SWIFT) test --filter 'PinVaultAdversarialTests.(CrashConsistency|PowerLoss|Flood|Authorization|OnlineGuessing)Tests'
 
 clean:
-	rm -rf .build $(RUN_DIR) $(VENV)
+	rm -rf .build "$(RUN_DIR)" "$(VENV)"
 
 # libFuzzer needs its library without its main (SwiftPM gives the target its own entry
 # point, which hands over to LLVMFuzzerRunDriver) and coverage instrumentation.
@@ -110,9 +110,9 @@ fuzz: test-deps
 SANITIZE_TESTS := PinVaultProtocolTests|PinVaultCryptoTests|PinVaultDaemonTests|PinVaultIntegrationTests|MemoryHygieneTests
 
 sanitize: test-deps venv
-	PINVAULT_PYTHON=$(VENV)/bin/python LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan-suppressions.txt \
+	PINVAULT_PYTHON="$(VENV)/bin/python" LSAN_OPTIONS="suppressions=$(CURDIR)/Fuzz/lsan-suppressions.txt" \
 		$(SWIFT) test --sanitize=address --scratch-path .build-asan --filter '$(SANITIZE_TESTS)'
-	PINVAULT_PYTHON=$(VENV)/bin/python TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(SANITIZE_TESTS)'
+	PINVAULT_PYTHON="$(VENV)/bin/python" TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(SANITIZE_TESTS)'
 
 # Installation layout. Units and sysusers.d go under PREFIX, where systemd looks too
 # (/usr/local/lib/systemd/system); the configuration under SYSCONFDIR.
@@ -134,7 +134,7 @@ install-build: release
 install: $(if $(INSTALL_FROM),,install-build)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/pinvault $(DESTDIR)$(DOCDIR)
-	install -m 0755 $(INSTALL_BIN)/pinvaultd $(INSTALL_BIN)/pinvault $(DESTDIR)$(BINDIR)/
+	install -m 0755 "$(INSTALL_BIN)/pinvaultd" "$(INSTALL_BIN)/pinvault" $(DESTDIR)$(BINDIR)/
 	install -m 0755 packaging/pinvault-seal-pepper $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper
 	sed -e 's|^ExecStart=/usr/local/bin/pinvaultd --config /etc/pinvault/|ExecStart=$(BINDIR)/pinvaultd --config $(SYSCONFDIR)/pinvault/|' \
 		-e 's|^LoadCredentialEncrypted=pinvault.pepper:/etc/credstore.encrypted/|LoadCredentialEncrypted=pinvault.pepper:$(CREDSTORE)/|' \
@@ -186,11 +186,11 @@ check-units:
 BENCH_QUICK   ?=
 BENCH_SCRATCH ?= $(CURDIR)/.build
 bench: test-deps
-	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product pinvaultd
-	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product pinvault-bench
-	$(BENCH_SCRATCH)/release/pinvault-bench $(if $(BENCH_QUICK),--quick) \
-		--daemon $(BENCH_SCRATCH)/release/pinvaultd \
-		--config $(CURDIR)/config/pinvaultd.toml \
-		--output $(CURDIR)/BENCHMARKS.md \
+	$(SWIFT) build -c release --scratch-path "$(BENCH_SCRATCH)" --product pinvaultd
+	$(SWIFT) build -c release --scratch-path "$(BENCH_SCRATCH)" --product pinvault-bench
+	"$(BENCH_SCRATCH)/release/pinvault-bench" $(if $(BENCH_QUICK),--quick) \
+		--daemon "$(BENCH_SCRATCH)/release/pinvaultd" \
+		--config "$(CURDIR)/config/pinvaultd.toml" \
+		--output "$(CURDIR)/BENCHMARKS.md" \
 		--swift-version "$$($(SWIFT) --version 2>&1 | head -n 1)" \
-		--commit "$$(git -C $(CURDIR) rev-parse --short HEAD 2>/dev/null || echo unknown)"
+		--commit "$$(git -C "$(CURDIR)" rev-parse --short HEAD 2>/dev/null || echo unknown)"
