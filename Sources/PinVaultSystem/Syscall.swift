@@ -34,6 +34,22 @@ public enum Syscall {
         }
     }
 
+    /// For `connect` on a blocking socket. A connect interrupted by a signal goes on in
+    /// the background: calling it again answers `EALREADY` while it is under way and
+    /// `EISCONN` once it is done, so both count as progress, not failure.
+    @inlinable
+    public static func connect(_ body: () -> Int32) throws(SystemError) {
+        while true {
+            if body() == 0 { return }
+            let code = errno
+            switch code {
+            case EINTR, EALREADY: continue
+            case EISCONN: return
+            default: throw SystemError(call: "connect", errno: code)
+            }
+        }
+    }
+
     /// For calls that return their error number instead of setting `errno`
     /// (`pthread_*`, `posix_spawn`): retries `EINTR`, throws any other non-zero result.
     @inlinable
