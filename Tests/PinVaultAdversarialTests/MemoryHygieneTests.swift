@@ -36,7 +36,7 @@ final class MemoryHygieneTests: XCTestCase {
         let daemon = try TestDaemon()
         self.daemon = daemon
         try daemon.start()
-        guard let pid = daemon.process?.processIdentifier else { return XCTFail("no daemon process") }
+        guard let pid = daemon.pid else { return XCTFail("no daemon process") }
 
         var pins: [String] = []
         for _ in 0..<12 { pins.append(DistinctivePin.make(avoiding: pins)) }
@@ -98,7 +98,7 @@ final class MemoryHygieneTests: XCTestCase {
             "/usr/bin/setpriv",
             ["--reuid=\(ForeignUidClient.nobody)", "--regid=\(ForeignUidClient.nobody)", "--clear-groups", "--"]
         ))
-        guard let pid = daemon.process?.processIdentifier else { return XCTFail("no daemon process") }
+        guard let pid = daemon.pid else { return XCTFail("no daemon process") }
 
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         XCTAssertTrue(status.contains("\nUid:\t\(ForeignUidClient.nobody)\t"), "the daemon runs as nobody: \(status)")

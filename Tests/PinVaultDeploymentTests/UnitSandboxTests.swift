@@ -28,16 +28,15 @@ final class UnitSandboxTests: XCTestCase {
         }
     }
 
-    private func startSandboxed(_ installation: Installation) throws -> InstalledDaemon {
-        let daemon = try InstalledDaemon(owner: Self.serviceUid)
-        try daemon.start(Self.python, [
+    private func startSandboxed(_ installation: Installation) throws -> TestDaemon {
+        let daemon = try TestDaemon.installed(installation, owner: Self.serviceUid)
+        try daemon.start(launcher: (Self.python, [
             TestDaemon.repositoryRoot + "/scripts/unit-sandbox.py",
             "--unit", installation.servicePath,
             "--uid", "\(Self.serviceUid)", "--gid", "\(Self.serviceUid)",
-            "--rw", daemon.directory + "/state", "--rw", daemon.directory + "/sock",
-            "--scratch", daemon.scratch, "--",
-            installation.daemonPath, "--config", installation.configPath,
-        ] + daemon.pathArguments)
+            "--rw", daemon.stateDirectory, "--rw", daemon.root + "/sock",
+            "--scratch", try daemon.scratch(), "--",
+        ]))
         return daemon
     }
 
@@ -69,7 +68,7 @@ final class UnitSandboxTests: XCTestCase {
         try requireSandbox()
         let installation = try Installation.shared()
         let daemon = try startSandboxed(installation)
-        let status = daemon.status
+        let status = try daemon.memory().status
         XCTAssertEqual(status["Uid"]?.split(separator: "\t").first.map(String.init), "\(Self.serviceUid)")
         XCTAssertEqual(status["NoNewPrivs"], "1")
         XCTAssertEqual(status["Seccomp"], "2", "no seccomp filter")
@@ -77,7 +76,7 @@ final class UnitSandboxTests: XCTestCase {
         XCTAssertEqual(status["CapBnd"], "0000000000000000")
         XCTAssertEqual(status["CapEff"], "0000000000000000")
         // The pepper the daemon made itself is locked in memory.
-        XCTAssertGreaterThan(daemon.lockedKiB ?? 0, 0)
+        XCTAssertGreaterThan(try daemon.memory().lockedKiB, 0)
         XCTAssertEqual(try daemon.stop(), 0, daemon.log)
     }
 }
