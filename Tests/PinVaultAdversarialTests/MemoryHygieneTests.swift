@@ -90,10 +90,13 @@ final class MemoryHygieneTests: XCTestCase {
     func testDaemon_isNotDumpable_andHasNoCoreLimit() throws {
         try requireRoot()
         // Run as nobody, so that the kernel would let nobody read its memory were it
-        // dumpable: only PR_SET_DUMPABLE 0 keeps its own uid out.
-        let daemon = try TestDaemon()
+        // dumpable: only PR_SET_DUMPABLE 0 keeps its own uid out. Its binary and deny
+        // list are staged where nobody can reach them (the checkout may be in a 0700 home).
+        let daemon = try TestDaemon(
+            overrides: ["policy": ["deny_list": TestDaemon.tomlString(try WorldReadableStage.copy(of: TestDaemon.denyListPath))]],
+            binary: try WorldReadableStage.copy(of: TestDaemon.binaryPath),
+            owner: ForeignUidClient.nobody)
         self.daemon = daemon
-        XCTAssertEqual(chown(daemon.root, ForeignUidClient.nobody, ForeignUidClient.nobody), 0)
         try daemon.start(launcher: (
             "/usr/bin/setpriv",
             ["--reuid=\(ForeignUidClient.nobody)", "--regid=\(ForeignUidClient.nobody)", "--clear-groups", "--"]
