@@ -25,7 +25,9 @@ final class MemoryHygieneTests: XCTestCase {
     }
 
     private func requireRoot() throws {
-        try XCTSkipUnless(getuid() == 0, "reading another process's memory needs root")
+        guard getuid() == 0 else {
+            try RootOnlySuites.skip(self, "reading another process's memory needs root") { XCTSkip($0) }
+        }
         // ThreadSanitizer's heap lies in mappings of terabytes, too large to read; under
         // AddressSanitizer the scan works, and sees freed memory that the quarantine keeps.
         try XCTSkipIf(dlsym(nil, "__tsan_init") != nil, "the scan cannot read a ThreadSanitizer heap")

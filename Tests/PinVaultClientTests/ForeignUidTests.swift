@@ -15,7 +15,7 @@ final class ForeignUidTests: ClientTestCase {
     private static let doneMarker = "foreign-uid-client: all checks ran"
 
     func testAClientOfAnotherUid_seesNoCredentialOfRoot_andIsPermissionDenied() async throws {
-        guard getuid() == 0 else { throw XCTSkip("needs root to run a client as nobody") }
+        guard getuid() == 0 else { try RootOnlySuites.skip(self, "a client as nobody needs root") { XCTSkip($0) } }
         try startDaemon()
         try await register("alice")
         // Staged where nobody can reach it: the checkout may sit in a 0700 home.
