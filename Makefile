@@ -75,16 +75,16 @@ release: deps
 # The daemon in the foreground on a socket and state directory under ./run; the
 # command line beside it is .build/release/pinvault.
 run: release
-	@mkdir -p $(RUN_DIR)/state && chmod 700 $(RUN_DIR) $(RUN_DIR)/state
-	$(CURDIR)/.build/release/pinvaultd \
-		--config $(CURDIR)/config/pinvaultd.toml \
-		--socket $(RUN_DIR)/io.pinvault.Vault \
-		--state-directory $(RUN_DIR)/state
+	@mkdir -p "$(RUN_DIR)/state" && chmod 700 "$(RUN_DIR)" "$(RUN_DIR)/state"
+	"$(CURDIR)/.build/release/pinvaultd" \
+		--config "$(CURDIR)/config/pinvaultd.toml" \
+		--socket "$(RUN_DIR)/io.pinvault.Vault" \
+		--state-directory "$(RUN_DIR)/state"
 
 # The Python varlink package, for the test that proves any Varlink client works.
 venv:
-	@[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv $(VENV)
-	@$(VENV)/bin/python -c 'import varlink' 2>/dev/null || $(VENV)/bin/pip install -q varlink
+	@[ -x "$(VENV)/bin/python" ] || $(PYTHON) -m venv "$(VENV)"
+	@"$(VENV)/bin/python" -c 'import varlink' 2>/dev/null || "$(VENV)/bin/pip" install -q varlink
 
 # As root, the Debian package test runs first (2 to 6 minutes; it needs chroot and
 # mounts), so that swift test's summary stays the last line. Not as root, it is
@@ -95,15 +95,15 @@ test: test-deps venv pam pam-test
 	else \
 		echo "*** make test: SKIPPING the Debian package test: it needs root (sudo make package-test) ***" >&2; \
 	fi
-	PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test
+	PINVAULT_PYTHON="$(VENV)/bin/python" $(SWIFT) test
 
 # The crash-consistency, power-loss, flood, authorization and online-guessing suites in
 # their long form (make test runs them short). About 3-4 minutes.
 soak: test-deps venv
-	PINVAULT_SOAK=1 PINVAULT_PYTHON=$(VENV)/bin/python $(SWIFT) test --filter 'PinVaultAdversarialTests.(CrashConsistency|PowerLoss|Flood|Authorization|OnlineGuessing)Tests'
+	PINVAULT_SOAK=1 PINVAULT_PYTHON="$(VENV)/bin/python" $(SWIFT) test --filter 'PinVaultAdversarialTests.(CrashConsistency|PowerLoss|Flood|Authorization|OnlineGuessing)Tests'
 
 clean:
-	rm -rf .build .build-man .build-deb dist $(PAM_BUILD) $(RUN_DIR) $(VENV)
+	rm -rf .build .build-man .build-deb dist "$(PAM_BUILD)" "$(RUN_DIR)" "$(VENV)"
 
 # The PAM module (pam/, docs/PAM.md): C, because PAM loads it into sudo, sshd and
 # login, which must not get the Swift runtime. Linked only to libpam, libc and
@@ -171,9 +171,9 @@ fuzz: test-deps
 SANITIZE_TESTS := PinVaultSystemTests|PinVaultProtocolTests|PinVaultCryptoTests|PinVaultEngineTests|PinVaultTransportTests|PinVaultVarlinkTests|PinVaultDaemonTests|PinVaultIntegrationTests|MemoryHygieneTests
 
 sanitize: test-deps venv
-	PINVAULT_PYTHON=$(VENV)/bin/python LSAN_OPTIONS=suppressions=$(CURDIR)/Fuzz/lsan-suppressions.txt \
+	PINVAULT_PYTHON="$(VENV)/bin/python" LSAN_OPTIONS="suppressions=$(CURDIR)/Fuzz/lsan-suppressions.txt" \
 		$(SWIFT) test --sanitize=address --scratch-path .build-asan --filter '$(SANITIZE_TESTS)'
-	PINVAULT_PYTHON=$(VENV)/bin/python TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(SANITIZE_TESTS)'
+	PINVAULT_PYTHON="$(VENV)/bin/python" TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(SANITIZE_TESTS)'
 
 # Installation layout. Units and sysusers.d go under PREFIX, where systemd looks too
 # (/usr/local/lib/systemd/system); the configuration under SYSCONFDIR. The Debian
@@ -213,8 +213,8 @@ install: $(if $(INSTALL_FROM),,install-build) pam
 	install -m 0644 $(PAM_MODULE) $(DESTDIR)$(PAMDIR)/pam_pinvault.so
 	@# Off until an admin enables it (pam-auth-update, docs/PAM.md): installing changes no PAM stack.
 	install -m 0644 packaging/pam-configs/pinvault $(DESTDIR)$(PAMCONFIGDIR)/pinvault
-	install -m 0755 $(INSTALL_BIN)/pinvaultd $(DESTDIR)$(DAEMONDIR)/
-	install -m 0755 $(INSTALL_BIN)/pinvault $(DESTDIR)$(BINDIR)/
+	install -m 0755 "$(INSTALL_BIN)/pinvaultd" $(DESTDIR)$(DAEMONDIR)/
+	install -m 0755 "$(INSTALL_BIN)/pinvault" $(DESTDIR)$(BINDIR)/
 	install -m 0755 packaging/pinvault-seal-pepper $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper
 	sed -e 's|^ExecStart=/usr/local/bin/pinvaultd --config /etc/pinvault/|ExecStart=$(DAEMONDIR)/pinvaultd --config $(SYSCONFDIR)/pinvault/|' \
 		-e 's|^LoadCredentialEncrypted=pinvault.pepper:/etc/credstore.encrypted/|LoadCredentialEncrypted=pinvault.pepper:$(CREDSTORE)/|' \
@@ -319,11 +319,11 @@ man: release
 BENCH_QUICK   ?=
 BENCH_SCRATCH ?= $(CURDIR)/.build
 bench: test-deps
-	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product pinvaultd
-	$(SWIFT) build -c release --scratch-path $(BENCH_SCRATCH) --product pinvault-bench
-	$(BENCH_SCRATCH)/release/pinvault-bench $(if $(BENCH_QUICK),--quick) \
-		--daemon $(BENCH_SCRATCH)/release/pinvaultd \
-		--config $(CURDIR)/config/pinvaultd.toml \
-		--output $(CURDIR)/BENCHMARKS.md \
+	$(SWIFT) build -c release --scratch-path "$(BENCH_SCRATCH)" --product pinvaultd
+	$(SWIFT) build -c release --scratch-path "$(BENCH_SCRATCH)" --product pinvault-bench
+	"$(BENCH_SCRATCH)/release/pinvault-bench" $(if $(BENCH_QUICK),--quick) \
+		--daemon "$(BENCH_SCRATCH)/release/pinvaultd" \
+		--config "$(CURDIR)/config/pinvaultd.toml" \
+		--output "$(CURDIR)/BENCHMARKS.md" \
 		--swift-version "$$($(SWIFT) --version 2>&1 | head -n 1)" \
-		--commit "$$(git -C $(CURDIR) rev-parse --short HEAD 2>/dev/null || echo unknown)"
+		--commit "$$(git -C "$(CURDIR)" rev-parse --short HEAD 2>/dev/null || echo unknown)"

@@ -144,7 +144,10 @@ let package = Package(
         .testTarget(name: "PinVaultSystemTests", dependencies: ["PinVaultSystem"]),
         .testTarget(name: "PinVaultCryptoTests", dependencies: ["PinVaultCrypto"]),
         .testTarget(name: "PinVaultCoreTests", dependencies: ["PinVaultCore", "PinVaultCrypto"]),
-        .testTarget(name: "PinVaultStoreTests", dependencies: ["PinVaultStore", "PinVaultCrypto", "PinVaultSystem"]),
+        .testTarget(
+            name: "PinVaultStoreTests",
+            dependencies: ["PinVaultStore", "PinVaultCrypto", "PinVaultSystem", "PinVaultTestKit"]
+        ),
         .testTarget(name: "PinVaultProtocolTests", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
         .testTarget(
             name: "PinVaultEngineTests",

@@ -1,4 +1,5 @@
 import Foundation
+import PinVaultTestKit
 
 /// Writes one batch of requests to a socket from its own thread, so that the caller can
 /// read replies meanwhile (neither side's socket buffer then has to hold the batch).
@@ -7,7 +8,7 @@ final class BatchWriter: @unchecked Sendable {
     private let batch: [UInt8]
     private let done = DispatchSemaphore(value: 0)
     /// Set by the writer thread before it signals `done`; read only after `done`.
-    private var failure: BenchError?
+    private var failure: (any Error)?
 
     init(fd: Int32, batch: [UInt8]) {
         self.fd = fd
@@ -27,17 +28,12 @@ final class BatchWriter: @unchecked Sendable {
         if let failure { throw failure }
     }
 
-    private func write() -> BenchError? {
-        batch.withUnsafeBytes { bytes -> BenchError? in
-            guard let base = bytes.baseAddress else { return nil }
-            var offset = 0
-            while offset < bytes.count {
-                let n = send(fd, base + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return BenchError.system("send") }
-                offset += n
-            }
+    private func write() -> (any Error)? {
+        do {
+            try batch.withUnsafeBytes { try UnixStream.write($0, to: fd) }
             return nil
+        } catch {
+            return error
         }
     }
 }

@@ -20,13 +20,12 @@ enum CPUPlacement: CaseIterable {
 
     /// Pins every thread of each process in `pids` and of this process to CPU 0
     /// (`.oneCore`), or lets them run on every online CPU (`.scheduler`), with
-    /// util-linux's `taskset --all-tasks`. `log` collects taskset's output.
-    func apply(to pids: [pid_t], cores: Int, log: String) throws {
+    /// util-linux's `taskset --all-tasks`.
+    func apply(to pids: [pid_t], cores: Int) throws {
         let cpus = self == .oneCore ? "0" : "0-\(cores - 1)"
-        let taskset = try Executable.find("taskset")
         for pid in pids + [getpid()] {
-            try ChildProcess.run(taskset, ["--all-tasks", "--cpu-list", "--pid", cpus, String(pid)],
-                                 environment: ["PATH=/usr/bin:/bin"], logPath: log)
+            try Executable.run("taskset", ["--all-tasks", "--cpu-list", "--pid", cpus, String(pid)],
+                               environment: ["PATH": "/usr/bin:/bin"])
         }
     }
 }

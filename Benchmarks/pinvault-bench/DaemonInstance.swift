@@ -1,50 +1,37 @@
 import Glibc
+import PinVaultTestKit
 
 /// A release `pinvaultd` on a private socket and state directory, with the production
-/// configuration file (`config/pinvaultd.toml`) and only `--socket`/`--state-directory`
-/// pointing into a scratch directory. Its stderr goes to `daemon.log` there.
+/// configuration file (`config/pinvaultd.toml`) as it is and only `--socket` and
+/// `--state-directory` pointing into a scratch directory, its output in `daemon.log`
+/// there: TestKit's `TestDaemon`, with the two starts the benchmark times.
 final class DaemonInstance {
-    let daemonPath: String
-    let configPath: String
-    let scratch: ScratchDirectory
-    let socketPath: String
-    let stateDirectory: String
-    let logPath: String
-    private(set) var child: ChildProcess?
+    let daemon: TestDaemon
 
     /// A daemon not yet started; its state directory is made (0700) at once, so that a
     /// store can be filled before the first start.
     init(daemonPath: String, configPath: String) throws {
-        self.daemonPath = daemonPath
-        self.configPath = configPath
-        scratch = try ScratchDirectory(prefix: "pinvault-bench")
-        socketPath = scratch.file("io.pinvault.Vault")
-        stateDirectory = scratch.file("state")
-        logPath = scratch.file("daemon.log")
-        guard mkdir(stateDirectory, 0o700) == 0 else { throw BenchError.system("mkdir \(stateDirectory)") }
+        daemon = try TestDaemon(
+            configFile: configPath, binary: daemonPath, makeDirectories: true, logLevel: nil,
+            environment: ["PATH": "/usr/local/bin:/usr/bin:/bin"])
     }
 
     deinit {
-        child?.stop(timeoutSeconds: 10)
+        try? daemon.stop(timeout: 10)
     }
 
-    var pid: pid_t? { child?.pid }
-
-    private var daemonArguments: [String] {
-        ["--config", configPath, "--socket", socketPath, "--state-directory", stateDirectory]
-    }
-
-    private static let environment = ["PATH=/usr/local/bin:/usr/bin:/bin"]
+    var socketPath: String { daemon.socketPath }
+    var stateDirectory: String { daemon.stateDirectory }
+    var logPath: String { daemon.logPath }
+    var pid: pid_t? { daemon.pid }
 
     /// Starts the daemon and waits for its first answered GetPolicy; returns the seconds
     /// from just before `posix_spawn` to that answer.
     @discardableResult
     func start() throws -> Double {
-        guard child == nil else { throw BenchError("pinvaultd already runs") }
         unlink(socketPath)
         let begin = Monotonic.now()
-        child = try ChildProcess(
-            path: daemonPath, arguments: daemonArguments, environment: Self.environment, logPath: logPath)
+        try daemon.start(waitForSocket: false)
         try waitForFirstAnswer()
         return Monotonic.seconds(since: begin)
     }
@@ -54,15 +41,12 @@ final class DaemonInstance {
     /// daemon) to the answered GetPolicy.
     @discardableResult
     func startActivated(activatorPath: String) throws -> Double {
-        guard child == nil else { throw BenchError("pinvaultd already runs") }
         unlink(socketPath)
-        child = try ChildProcess(
-            path: activatorPath, arguments: ["-l", socketPath, daemonPath] + daemonArguments,
-            environment: Self.environment, logPath: logPath)
+        try daemon.start(launcher: (activatorPath, ["-l", socketPath]), waitForSocket: false)
         let deadline = Monotonic.now() + 20_000_000_000
         var status = stat()
         while stat(socketPath, &status) != 0 {
-            guard child?.isRunning == true else { throw BenchError("systemd-socket-activate exited; see \(logPath)") }
+            guard daemon.process?.isRunning == true else { throw BenchError("systemd-socket-activate exited; see \(logPath)") }
             guard Monotonic.now() < deadline else { throw BenchError("systemd-socket-activate did not listen") }
             usleep(500)
         }
@@ -70,9 +54,9 @@ final class DaemonInstance {
         // "not yet", and the clock starts at the connect that is accepted.
         while true {
             let begin = Monotonic.now()
-            let connection: VarlinkConnection
+            let connection: VarlinkClient
             do {
-                connection = try VarlinkConnection(path: socketPath)
+                connection = try connect()
             } catch {
                 guard Monotonic.now() < deadline else { throw error }
                 usleep(200)
@@ -88,12 +72,11 @@ final class DaemonInstance {
         let deadline = Monotonic.now() + 20_000_000_000
         while true {
             do {
-                let connection = try VarlinkConnection(path: socketPath)
-                try connection.roundTrip(VaultCalls.getPolicy)
+                try connect().roundTrip(VaultCalls.getPolicy)
                 return
             } catch {
-                guard child?.isRunning == true else {
-                    throw BenchError("pinvaultd exited with \(child?.exitStatus ?? -1); see \(logPath)")
+                guard daemon.process?.isRunning == true else {
+                    throw BenchError("pinvaultd exited with \(daemon.process?.exitStatus ?? -1); see \(logPath)")
                 }
                 guard Monotonic.now() < deadline else { throw BenchError("pinvaultd did not answer: \(error)") }
                 usleep(200)
@@ -103,27 +86,24 @@ final class DaemonInstance {
 
     /// SIGTERM, then waits for a clean exit.
     func stop() throws {
-        guard let child else { return }
-        self.child = nil
-        let status = child.stop(timeoutSeconds: 30)
-        guard status == 0 else { throw BenchError("pinvaultd stopped with status \(status.map(String.init) ?? "none"); see \(logPath)") }
+        guard daemon.process != nil else { return }
+        let status = try daemon.stop(timeout: 30)
+        guard status == 0 else { throw BenchError("pinvaultd stopped with status \(status); see \(logPath)") }
     }
 
-    /// A new connection to the daemon.
-    func connect() throws -> VarlinkConnection {
-        try VarlinkConnection(path: socketPath)
+    /// A new connection to the daemon, whose replies may wait up to 120 s (a KDF queue).
+    func connect() throws -> VarlinkClient {
+        try VarlinkClient(socketPath: socketPath, timeoutSeconds: 120)
     }
 
     /// The daemon's memory, from `/proc/PID/status`.
     func memory() throws -> ProcessMemory {
-        guard let pid else { throw BenchError("pinvaultd is not running") }
-        return try ProcessMemory(pid: pid)
+        try daemon.memory()
     }
 
     /// Registers a credential for `user` at the configured KDF parameters; its key id.
     func register(user: String, label: String? = nil) throws -> String {
-        let connection = try connect()
-        return try connection.call(VaultCalls.register(user: user, label: label)) {
+        try connect().call(VaultCalls.register(user: user, label: label)) {
             try VaultCalls.keyId(fromRegisterReply: $0)
         }
     }

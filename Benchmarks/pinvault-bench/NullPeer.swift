@@ -1,4 +1,6 @@
 import Glibc
+import PinVaultSystem
+import PinVaultTestKit
 
 /// The floor under every round trip: a server that does nothing but answer. It runs as
 /// `pinvault-bench null-peer SOCKET BYTES` in its own process and serves one connection
@@ -8,17 +10,8 @@ import Glibc
 enum NullPeer {
     /// Serves until killed.
     static func serve(socketPath: String, replyBytes: Int) throws -> Never {
-        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard listener >= 0 else { throw BenchError.system("socket") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let path = Array(socketPath.utf8)
-        guard path.count < MemoryLayout.size(ofValue: address.sun_path) else { throw BenchError("socket path too long") }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0, listen(listener, 8) == 0 else { throw BenchError.system("bind/listen \(socketPath)") }
+        let listener = try UnixSocket.bind(path: socketPath)
+        guard listen(listener, 8) == 0 else { throw BenchError.system("listen \(socketPath)") }
 
         // {"parameters":{"x":"…"}} padded to replyBytes with its NUL.
         let frame = Array(#"{"parameters":{"x":""#.utf8)
@@ -46,20 +39,20 @@ enum NullPeer {
 
 /// A running `pinvault-bench null-peer`, stopped on release.
 final class NullPeerInstance {
-    let scratch: ScratchDirectory
+    let scratch: TemporaryDirectory
     let socketPath: String
     private let child: ChildProcess
 
     /// Starts this executable as a null peer answering `replyBytes` bytes per request.
     init(replyBytes: Int) throws {
-        scratch = try ScratchDirectory(prefix: "pinvault-bench-null")
-        socketPath = scratch.file("null.sock")
+        scratch = try TemporaryDirectory()
+        socketPath = scratch.path + "/null.sock"
         var executable = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &executable, executable.count - 1)
         guard length > 0 else { throw BenchError.system("readlink /proc/self/exe") }
         child = try ChildProcess(
             path: String(decoding: executable[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self),
-            arguments: ["null-peer", socketPath, String(replyBytes)], environment: [], logPath: scratch.file("null.log"))
+            arguments: ["null-peer", socketPath, String(replyBytes)], environment: [:], logPath: scratch.path + "/null.log")
         let deadline = Monotonic.now() + 10_000_000_000
         var status = stat()
         while stat(socketPath, &status) != 0 {
@@ -72,10 +65,10 @@ final class NullPeerInstance {
     var pid: pid_t { child.pid }
 
     deinit {
-        _ = child.stop(timeoutSeconds: 5)
+        child.stop(timeout: 5)
     }
 
-    func connect() throws -> VarlinkConnection {
-        try VarlinkConnection(path: socketPath)
+    func connect() throws -> VarlinkClient {
+        try VarlinkClient(socketPath: socketPath, timeoutSeconds: 120)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PinVaultTestKit
 
 /// Authenticate throughput with 2 × cores concurrent clients against raw parallel
 /// `crypto_pwhash` on one thread per core, alternating rounds; then the daemon's
@@ -60,9 +61,9 @@ enum ParallelBenchmark {
         let barrier = StartBarrier(parties: clients.count)
         try ThreadGroup.run(count: clients.count) { index in
             let client = clients[index]
-            let connection: VarlinkConnection
+            let connection: VarlinkClient
             do {
-                connection = try VarlinkConnection(path: socketPath)
+                connection = try VarlinkClient(socketPath: socketPath, timeoutSeconds: 120)
             } catch {
                 barrier.arrive()
                 throw error

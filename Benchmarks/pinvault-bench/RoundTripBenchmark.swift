@@ -1,4 +1,5 @@
 import Foundation
+import PinVaultTestKit
 
 /// GetPolicy on one PinVault connection against REQUEST_IDENTITIES on one ssh-agent
 /// connection, by the same blocking-socket loop, alternating rounds; sequential round
@@ -29,11 +30,10 @@ enum RoundTripBenchmark {
         section.add("servers) that answers each request with \(replyBytes) bytes, GetPolicy's reply size, from a")
         section.add("`poll`/`read`/`send` loop. A server's round trip minus the floor is what the server adds;")
         section.add("the last row compares those.")
-        let log = agent.scratch.file("taskset.log")
         for placement in [CPUPlacement.oneCore, .scheduler] {
             let pids = [daemonPid, agent.pid, floor.pid]
-            try placement.apply(to: pids, cores: cores, log: log)
-            defer { try? CPUPlacement.scheduler.apply(to: pids, cores: cores, log: log) }
+            try placement.apply(to: pids, cores: cores)
+            defer { try? CPUPlacement.scheduler.apply(to: pids, cores: cores) }
             try measure(daemon: daemon, agent: agent, floor: floor, placement: placement, parameters: parameters,
                         report: report, section: &section)
         }

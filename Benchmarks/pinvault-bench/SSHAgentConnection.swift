@@ -1,4 +1,6 @@
-/// One ssh-agent connection driven like `VarlinkConnection`: a prebuilt request written
+import PinVaultTestKit
+
+/// One ssh-agent connection driven like `VarlinkClient`'s raw calls: a prebuilt request written
 /// with one `send`, the reply read by its 4-byte length prefix.
 final class SSHAgentConnection {
     /// `SSH2_AGENTC_REQUEST_IDENTITIES` (PROTOCOL.agent).
@@ -11,7 +13,7 @@ final class SSHAgentConnection {
     private let stream: UnixStream
 
     init(path: String) throws {
-        stream = try UnixStream(path: path)
+        stream = try UnixStream(path: path, timeoutSeconds: 120)
     }
 
     /// The socket, for a writer thread that pipelines requests.

@@ -1,22 +1,21 @@
 import Glibc
+import PinVaultTestKit
 
 /// A private `ssh-agent -D -a SOCKET` holding one ed25519 key (made by
 /// `ssh-keygen -t ed25519 -N ''`, added with `ssh-add`), the reference for cheap
 /// round trips: a mature local agent answering a query that touches no secret.
 final class SSHAgentInstance {
-    let scratch: ScratchDirectory
+    let scratch: TemporaryDirectory
     let socketPath: String
     private var child: ChildProcess?
 
     init() throws {
-        scratch = try ScratchDirectory(prefix: "pinvault-bench-agent")
-        socketPath = scratch.file("agent.sock")
-        let log = scratch.file("agent.log")
-        let environment = ["PATH=/usr/local/bin:/usr/bin:/bin", "SSH_AUTH_SOCK=" + socketPath]
-        let key = scratch.file("id_ed25519")
-        try ChildProcess.run(
-            try Executable.find("ssh-keygen"), ["-q", "-t", "ed25519", "-N", "", "-C", "bench", "-f", key],
-            environment: environment, logPath: log)
+        scratch = try TemporaryDirectory()
+        socketPath = scratch.path + "/agent.sock"
+        let log = scratch.path + "/agent.log"
+        let environment = ["PATH": "/usr/local/bin:/usr/bin:/bin", "SSH_AUTH_SOCK": socketPath]
+        let key = scratch.path + "/id_ed25519"
+        try Executable.run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "bench", "-f", key], environment: environment)
         let agent = try ChildProcess(
             path: try Executable.find("ssh-agent"), arguments: ["-D", "-a", socketPath],
             environment: environment, logPath: log)
@@ -27,14 +26,14 @@ final class SSHAgentInstance {
             guard agent.isRunning, Monotonic.now() < deadline else { throw BenchError("ssh-agent did not start; see \(log)") }
             usleep(1_000)
         }
-        try ChildProcess.run(try Executable.find("ssh-add"), ["-q", key], environment: environment, logPath: log)
+        try Executable.run("ssh-add", ["-q", key], environment: environment)
     }
 
     /// The agent's process id (0 once stopped).
     var pid: pid_t { child?.pid ?? 0 }
 
     deinit {
-        child?.stop(timeoutSeconds: 5)
+        child?.stop(timeout: 5)
     }
 
     func connect() throws -> SSHAgentConnection {

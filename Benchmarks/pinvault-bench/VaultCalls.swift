@@ -1,5 +1,6 @@
 import PinVaultCrypto
 import PinVaultProtocol
+import PinVaultTestKit
 
 /// The `io.pinvault.Vault` calls the benchmark makes, as prebuilt request bytes.
 ///
@@ -11,14 +12,14 @@ enum VaultCalls {
     /// A PIN the shipped policy and deny list accept (checked with CheckPin at start).
     static let pin = "739164"
 
-    static let getPolicy = VarlinkConnection.request("GetPolicy")
+    static let getPolicy = request("GetPolicy")
 
     static func checkPin() -> [UInt8] {
-        VarlinkConnection.request("CheckPin") { $0.field("pin", pin) }
+        request("CheckPin") { $0.field("pin", pin) }
     }
 
     static func register(user: String, label: String? = nil) -> [UInt8] {
-        VarlinkConnection.request("Register") { parameters in
+        request("Register") { parameters in
             parameters.field("user", user)
             parameters.field("pin", pin)
             parameters.optionalField("label", label)
@@ -28,7 +29,7 @@ enum VaultCalls {
     /// Authenticate with a fresh 32-byte random challenge.
     static func authenticate(user: String, keyId: String) -> [UInt8] {
         let challenge = RandomBytes.make(count: 32)
-        return VarlinkConnection.request("Authenticate") { parameters in
+        return request("Authenticate") { parameters in
             parameters.field("user", user)
             parameters.field("keyId", keyId)
             parameters.field("pin", pin)
@@ -37,7 +38,12 @@ enum VaultCalls {
     }
 
     static func list(user: String) -> [UInt8] {
-        VarlinkConnection.request("List") { $0.field("user", user) }
+        request("List") { $0.field("user", user) }
+    }
+
+    /// The bytes of a call to `io.pinvault.Vault.<method>`, built once.
+    private static func request(_ method: String, _ parameters: (inout JSONObjectWriter) -> Void = { _ in }) -> [UInt8] {
+        VarlinkClient.request(interface + "." + method, parameters)
     }
 
     /// `parameters.credential.keyId` of a Register reply.

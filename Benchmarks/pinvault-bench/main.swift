@@ -1,4 +1,5 @@
 import Foundation
+import PinVaultTestKit
 
 // `make bench`: PinVault beside raw Argon2id and ssh-agent, in one run; see BenchOptions.
 do {
@@ -9,7 +10,7 @@ do {
             parameters: BenchParameters(quick: quick), swiftVersion: swiftVersion, commit: commit
         ).run()
     case .driveGetPolicy(let socketPath, let count):
-        let connection = try VarlinkConnection(path: socketPath)
+        let connection = try VarlinkClient(socketPath: socketPath, timeoutSeconds: 120)
         let seconds = try Monotonic.measure {
             for _ in 0..<count { try connection.roundTrip(VaultCalls.getPolicy) }
         }.seconds

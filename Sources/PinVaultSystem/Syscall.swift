@@ -34,6 +34,24 @@ public enum Syscall {
         }
     }
 
+    /// For `connect` on a blocking socket. A connect interrupted by a signal goes on in
+    /// the background: calling it again answers `EALREADY` while it is under way and
+    /// `EISCONN` once it is done, so after an interruption both count as progress.
+    @inlinable
+    public static func connect(_ body: () -> Int32) throws(SystemError) {
+        var interrupted = false
+        while true {
+            if body() == 0 { return }
+            let code = errno
+            switch code {
+            case EINTR: interrupted = true
+            case EALREADY where interrupted: continue
+            case EISCONN where interrupted: return
+            default: throw SystemError(call: "connect", errno: code)
+            }
+        }
+    }
+
     /// For calls that return their error number instead of setting `errno`
     /// (`pthread_*`, `posix_spawn`): retries `EINTR`, throws any other non-zero result.
     @inlinable
@@ -43,27 +61,6 @@ public enum Syscall {
             if code == 0 { return }
             if code == EINTR { continue }
             throw SystemError(call: "\(call)", errno: code)
-        }
-    }
-
-    /// `connect(2)` on a blocking socket. A connect interrupted by a signal goes on in
-    /// the background, so it is not simply called again: a repeated call answers
-    /// `EALREADY` while the first is under way and `EISCONN` once it is done.
-    public static func connect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) throws(SystemError) {
-        var interrupted = false
-        while true {
-            if Glibc.connect(fd, address, length) == 0 { return }
-            let code = errno
-            switch code {
-            case EINTR:
-                interrupted = true
-            case EALREADY where interrupted:
-                continue
-            case EISCONN where interrupted:
-                return
-            default:
-                throw SystemError(call: "connect", errno: code)
-            }
         }
     }
 }

@@ -29,25 +29,50 @@ public struct UnixSocketAddress: Sendable {
 
     public func withSockaddr<R, E: Error>(_ body: (UnsafePointer<sockaddr>, socklen_t) throws(E) -> R) throws(E) -> R {
         try withUnsafePointer(to: address) { (pointer) throws(E) -> R in
-            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (rebound) throws(E) -> R in try body(rebound, length) }
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (address) throws(E) -> R in try body(address, length) }
         }
+    }
+
+    /// The address of `path`; `ENAMETOOLONG` or `EINVAL` (naming `call`) when it cannot be one.
+    static func of(path: String, for call: String) throws(SystemError) -> UnixSocketAddress {
+        let bytes = Array(path.utf8)
+        guard let address = UnixSocketAddress(bytes) else {
+            throw SystemError(call: call, errno: bytes.count > maxPathBytes ? ENAMETOOLONG : EINVAL)
+        }
+        return address
     }
 }
 
-/// Client ends of Unix sockets.
+/// Unix sockets at a path: the client end, and a bound server end.
 public enum UnixSocket {
     /// A blocking, close-on-exec stream socket connected to `path`. `ENAMETOOLONG` or
     /// `EINVAL` when the path cannot be an address; the `errno` of `connect` otherwise
     /// (`ENOENT`, `ECONNREFUSED`, `EACCES`…).
     public static func connect(path: String) throws(SystemError) -> Int32 {
-        let bytes = Array(path.utf8)
-        guard let address = UnixSocketAddress(bytes) else {
-            throw SystemError(call: "connect", errno: bytes.count > UnixSocketAddress.maxPathBytes ? ENAMETOOLONG : EINVAL)
-        }
+        let address = try UnixSocketAddress.of(path: path, for: "connect")
         let fd = try Syscall.run("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
         do {
-            try address.withSockaddr { (address, length) throws(SystemError) in try Syscall.connect(fd, address, length) }
+            try address.withSockaddr { (address, length) throws(SystemError) in
+                try Syscall.connect { Glibc.connect(fd, address, length) }
+            }
         } catch {
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+
+    /// A close-on-exec socket of `type` (stream or datagram) bound to `path`, which must
+    /// not exist; the caller listens on it (a server) or receives on it (`sd_notify`'s
+    /// receiver). `nonBlocking` for an event loop. The error names the path
+    /// (`bind PATH: Address already in use`).
+    public static func bind(path: String, type: __socket_type = SOCK_STREAM, nonBlocking: Bool = false) throws(SystemError) -> Int32 {
+        let address = try UnixSocketAddress.of(path: path, for: "bind \(path)")
+        let flags = Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+        let fd = try Syscall.run("socket") { socket(AF_UNIX, Int32(type.rawValue) | flags, 0) }
+        let bound = address.withSockaddr { Glibc.bind(fd, $0, $1) }
+        guard bound == 0 else {
+            let error = SystemError.last("bind \(path)")
             close(fd)
             throw error
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinVaultSystem
 
 /// The receiving end of `sd_notify`: a bound `SOCK_DGRAM` Unix socket a test names
 /// in `NOTIFY_SOCKET`, as systemd would.
@@ -9,27 +10,10 @@ public final class NotifySocket {
 
     public init(path: String) throws {
         self.path = path
-        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw TestKitError("socket: errno \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            Glibc.close(fd)
-            throw TestKitError("path too long")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in bytes.enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard bound == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw TestKitError("bind \(path): errno \(code)")
+        do {
+            fd = try UnixSocket.bind(path: path, type: SOCK_DGRAM)
+        } catch {
+            throw TestKitError("\(error)")
         }
     }
 

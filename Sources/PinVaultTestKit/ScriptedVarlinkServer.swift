@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinVaultSystem
 
 /// A stand-in for pinvaultd on a Unix socket that answers each call frame with whatever
 /// a test scripts, whatever a real daemon would allow: canned replies (every error name,
@@ -38,17 +39,16 @@ public final class ScriptedVarlinkServer: @unchecked Sendable {
         directory = try TemporaryDirectory()
         socketPath = directory.path + "/fake.sock"
         self.respond = respond
-        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard listener >= 0 else { throw TestKitError("socket: errno \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socketPath.utf8)) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard bound == 0, listen(listener, 8) == 0 else {
-            Glibc.close(listener)
-            throw TestKitError("bind/listen: errno \(errno)")
+        do {
+            let fd = try UnixSocket.bind(path: socketPath)
+            guard listen(fd, 8) == 0 else {
+                let error = SystemError.last("listen")
+                Glibc.close(fd)
+                throw error
+            }
+            listener = fd
+        } catch {
+            throw TestKitError("\(error)")
         }
         let thread = Thread { [self] in serve() }
         thread.start()
@@ -133,12 +133,6 @@ public final class ScriptedVarlinkServer: @unchecked Sendable {
     }
 
     private func sendAll(_ bytes: [UInt8], on connection: Int32) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes { send(connection, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            guard sent > 0 else { return false }
-            offset += sent
-        }
-        return true
+        (try? bytes.withUnsafeBytes { try UnixStream.write($0, to: connection) }) != nil
     }
 }

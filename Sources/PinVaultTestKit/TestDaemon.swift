@@ -1,54 +1,105 @@
 import Foundation
 import Glibc
 
-/// A real `pinvaultd` process on a private socket and state directory, for tests
-/// that drive the daemon the way clients do.
+/// A real `pinvaultd` process on a private socket and state directory: the one
+/// launcher of the tests, the benchmark (`make bench`) and the deployment tests.
 ///
-/// Layout under a fresh temporary directory (0711, so that a test client running
-/// as another uid can reach the socket but nothing else):
-/// `sock/io.pinvault.Vault` (the daemon makes `sock/` 0755), `state/` (0700),
-/// `pinvaultd.toml`, `daemon.log` (its stderr).
+/// Layout under a fresh directory (`/tmp/pinvault-test-XXXXXX` unless told; 0711, so
+/// that a client running as another uid can reach the socket but nothing else):
+/// `sock/io.pinvault.Vault`, `state/`, `pinvaultd.toml` (when the configuration is
+/// rendered here), `daemon.log` (its stdout and stderr). The daemon makes `sock/`
+/// (0755) and `state/` (0700) itself, unless `makeDirectories` or `owner` has them
+/// made here first.
+///
+/// What it runs is configurable: the binary (the build's `pinvaultd` by default; the
+/// bench passes the release one, the deployment tests the installed one), the
+/// configuration (the rendered test configuration, or an existing file), the owner of
+/// `sock/` and `state/` (for a daemon that runs as another uid, as the unit's `User=`),
+/// a launcher in front of it (`systemd-socket-activate`, `setpriv`, the unit sandbox),
+/// and its environment (this process's, minus what systemd hands a service).
 public final class TestDaemon {
     public let root: String
     public let socketPath: String
     public let stateDirectory: String
     public let configPath: String
     public let logPath: String
-    public private(set) var process: Process?
+    /// The `pinvaultd` this daemon runs.
+    public let binary: String
+    /// `--log-level` in `standardArguments`; nil leaves the configuration's.
+    public let logLevel: String?
+    /// The process (the launcher's, when there is one), while it is started.
+    public private(set) var process: ChildProcess?
+    private let environment: [String: String]
+
+    /// The process id, while it is started.
+    public var pid: pid_t? { process?.pid }
 
     /// Weak KDF parameters and short lockout times, so tests run in milliseconds.
     public static let testConfiguration: [String: [String: String]] = [
         "kdf": ["opslimit": "1", "memlimit_kib": "8", "allow_weak": "true", "max_parallel": "2"],
         "lockout": ["throttle_after": "3", "throttle_base_seconds": "1", "throttle_max_seconds": "2", "max_attempts": "5"],
         "unregister": ["expiry_seconds": "300"],
-        "policy": ["deny_list": "\"\(TestDaemon.repositoryRoot)/config/deny-list.txt\""],
+        "policy": ["deny_list": TestDaemon.tomlString(TestDaemon.denyListPath)],
     ]
 
+    /// The shipped deny list, which the test configuration loads.
+    public static let denyListPath = TestDaemon.repositoryRoot + "/config/deny-list.txt"
+
     /// `overrides` replaces or adds `[section] key = value` lines (values are TOML);
-    /// `removing` drops keys of `testConfiguration` (e.g. to get production KDF costs).
+    /// `removing` drops keys of `testConfiguration` (e.g. to get production KDF costs);
+    /// `configText` replaces the rendered text; `configFile` uses an existing file as it
+    /// is (`config/pinvaultd.toml`, an installed one) and renders nothing.
+    ///
+    /// `binary` is the `pinvaultd` to run; `parent` the directory to make the root in;
+    /// `owner` hands `sock/` and `state/` to that uid (and its gid) for a daemon that
+    /// runs as it; `makeDirectories` makes them without an owner (a store to fill
+    /// before the first start, a socket directory for a launcher that binds).
+    /// `environment` replaces the inherited one (`ChildProcess.inheritedEnvironment`).
     public init(
         overrides: [String: [String: String]] = [:],
         removing: [String: [String]] = [:],
-        configText: String? = nil
+        configText: String? = nil,
+        configFile: String? = nil,
+        binary: String = TestDaemon.binaryPath,
+        parent: String = "/tmp",
+        owner: uid_t? = nil,
+        makeDirectories: Bool = false,
+        logLevel: String? = "debug",
+        environment: [String: String]? = nil
     ) throws {
-        var template = Array("/tmp/pinvault-test-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw TestKitError("mkdtemp failed") }
+        var template = Array("\(parent)/pinvault-test-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw TestKitError("mkdtemp in \(parent): errno \(errno)") }
         root = String(cString: made)
-        chmod(root, 0o711)
+        guard chmod(root, 0o711) == 0 else { throw TestKitError("chmod \(root): errno \(errno)") }
         socketPath = root + "/sock/io.pinvault.Vault"
         stateDirectory = root + "/state"
-        configPath = root + "/pinvaultd.toml"
         logPath = root + "/daemon.log"
-        try (configText ?? Self.render(Self.configuration(overrides: overrides, removing: removing)))
-            .write(toFile: configPath, atomically: true, encoding: .utf8)
+        self.binary = binary
+        self.logLevel = logLevel
+        self.environment = environment ?? ChildProcess.inheritedEnvironment()
+        if let configFile {
+            configPath = configFile
+        } else {
+            configPath = root + "/pinvaultd.toml"
+            try (configText ?? Self.render(Self.configuration(overrides: overrides, removing: removing)))
+                .write(toFile: configPath, atomically: true, encoding: .utf8)
+        }
+        if owner != nil || makeDirectories {
+            for (path, mode) in [(root + "/sock", mode_t(0o755)), (stateDirectory, mode_t(0o700))] {
+                guard mkdir(path, mode) == 0 else { throw TestKitError("mkdir \(path): errno \(errno)") }
+                if let owner, chown(path, owner, owner) != 0 { throw TestKitError("chown \(path): errno \(errno)") }
+            }
+        }
     }
 
     deinit {
-        if let process, process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process = nil  // SIGKILLs and reaps a daemon still running
         try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// `path` as a TOML basic string.
+    public static func tomlString(_ path: String) -> String {
+        "\"" + path.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
     /// The repository, found from this file's path.
@@ -98,50 +149,37 @@ public final class TestDaemon {
 
     /// The arguments `start` passes by default.
     public var standardArguments: [String] {
-        ["--config", configPath, "--socket", socketPath, "--state-directory", stateDirectory, "--log-level", "debug"]
+        ["--config", configPath, "--socket", socketPath, "--state-directory", stateDirectory]
+            + (logLevel.map { ["--log-level", $0] } ?? [])
     }
 
     /// Starts the daemon and waits until it answers on its socket. `launcher` runs
-    /// the daemon through another program (`systemd-socket-activate`): its
-    /// arguments come first, then the daemon's path and `arguments`.
+    /// the daemon through another program (`systemd-socket-activate`, `setpriv`): its
+    /// arguments come first, then the daemon's path and `arguments`. `environment` is
+    /// added to the daemon's.
     public func start(
         arguments: [String]? = nil,
         environment: [String: String] = [:],
         launcher: (path: String, arguments: [String])? = nil,
         waitForSocket: Bool = true
     ) throws {
-        let process = Process()
-        if let launcher {
-            process.executableURL = URL(fileURLWithPath: launcher.path)
-            process.arguments = launcher.arguments + [Self.binaryPath] + (arguments ?? standardArguments)
-        } else {
-            process.executableURL = URL(fileURLWithPath: Self.binaryPath)
-            process.arguments = arguments ?? standardArguments
-        }
-        var env = ProcessInfo.processInfo.environment
-        for key in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "STATE_DIRECTORY", "CREDENTIALS_DIRECTORY", "JOURNAL_STREAM"] {
-            env[key] = nil
-        }
-        process.environment = env.merging(environment) { $1 }
-        if !FileManager.default.fileExists(atPath: logPath) {
-            FileManager.default.createFile(atPath: logPath, contents: nil)
-        }
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        log.seekToEndOfFile()
-        process.standardError = log
-        process.standardOutput = log
-        try process.run()
-        self.process = process
+        guard process == nil else { throw TestKitError("pinvaultd already runs") }
+        let daemonArguments = arguments ?? standardArguments
+        let (path, argv) = launcher.map { ($0.path, $0.arguments + [binary] + daemonArguments) } ?? (binary, daemonArguments)
+        process = try ChildProcess(
+            path: path, arguments: argv, environment: self.environment.merging(environment) { $1 }, logPath: logPath)
         if waitForSocket {
             try self.waitForSocket()
         }
     }
 
+    /// Polls until a connection to the socket is accepted; throws when the daemon
+    /// exits first or `timeout` passes.
     public func waitForSocket(timeout: TimeInterval = 20) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let process, !process.isRunning {
-                throw TestKitError("pinvaultd exited with \(process.terminationStatus):\n\(log)")
+                throw TestKitError("pinvaultd exited with \(process.termination.map(String.init(describing:)) ?? "?"):\n\(log)")
             }
             if let client = try? VarlinkClient(socketPath: socketPath) {
                 client.close()
@@ -152,44 +190,47 @@ public final class TestDaemon {
         throw TestKitError("pinvaultd did not listen within \(timeout)s:\n\(log)")
     }
 
-    /// Sends `signal` and waits for the exit status.
+    /// Sends `signal` and waits for the exit status (128 + signal when a signal ended
+    /// it). Throws when it still runs after `timeout`, having SIGKILLed it.
     @discardableResult
     public func stop(signal: Int32 = SIGTERM, timeout: TimeInterval = 30) throws -> Int32 {
         guard let process else { throw TestKitError("not started") }
-        kill(process.processIdentifier, signal)
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        guard !process.isRunning else { throw TestKitError("pinvaultd did not stop within \(timeout)s") }
+        process.signal(signal)
+        guard let status = process.waitForExit(timeout: timeout) else {
+            process.stop(signal: SIGKILL, timeout: 10)
+            self.process = nil
+            throw TestKitError("pinvaultd did not stop within \(timeout)s")
+        }
         self.process = nil
-        return process.terminationStatus
+        return status
     }
 
     /// Waits for the daemon to exit by itself; nil when it still runs after `timeout`.
     public func waitForExit(timeout: TimeInterval) -> Int32? {
-        guard let process else { return nil }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        guard !process.isRunning else { return nil }
-        self.process = nil
-        return process.terminationStatus
+        guard let status = process?.waitForExit(timeout: timeout) else { return nil }
+        process = nil
+        return status
     }
 
     /// Runs the daemon to completion (for start-up failures) and returns its status.
     public func runToExit(arguments: [String]? = nil, environment: [String: String] = [:], timeout: TimeInterval = 20) throws -> Int32 {
         try start(arguments: arguments, environment: environment, waitForSocket: false)
-        guard let process else { throw TestKitError("not started") }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        guard !process.isRunning else {
-            kill(process.processIdentifier, SIGKILL)
+        guard let status = waitForExit(timeout: timeout) else {
+            process?.stop(signal: SIGKILL, timeout: 10)
+            process = nil
             throw TestKitError("pinvaultd kept running")
         }
-        self.process = nil
-        return process.terminationStatus
+        return status
     }
 
     public func connect() throws -> VarlinkClient {
         try VarlinkClient(socketPath: socketPath)
+    }
+
+    /// The daemon's `/proc/PID/status` now.
+    public func memory() throws -> ProcessMemory {
+        guard let pid else { throw TestKitError("pinvaultd is not running") }
+        return try ProcessMemory(pid: pid)
     }
 
     /// What the daemon wrote to stderr so far.

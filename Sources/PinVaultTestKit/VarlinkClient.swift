@@ -1,42 +1,28 @@
 import Foundation
 import Glibc
+import PinVaultCrypto
+import PinVaultProtocol
 
-/// A blocking Varlink client for tests: JSON in, JSON out, over a Unix socket.
-/// Test code may hold PINs in Strings; the daemon may not.
+/// A blocking Varlink client over a `UnixStream`, for tests and benchmarks. Two ways
+/// to use it: JSON in and out through Foundation (`call`, `send`, `receive`), or raw
+/// (`request` builds a call's bytes once with the protocol's writer; `roundTrip`,
+/// `call(_:_:)` and `receiveReply` read a reply up to its NUL without parsing it),
+/// so that a timed loop allocates nothing per call. Test code may hold PINs in
+/// Strings; the daemon may not.
 public final class VarlinkClient {
-    public let fd: Int32
-    private var buffer: [UInt8] = []
+    private let stream: UnixStream
+
+    /// The socket.
+    public var fd: Int32 { stream.fd }
 
     public init(socketPath: String, timeoutSeconds: Int = 30) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw TestKitError("socket: \(errno)") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let path = Array(socketPath.utf8)
-        guard path.count < MemoryLayout.size(ofValue: address.sun_path) else { throw TestKitError("path too long") }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.enumerated() { raw[index] = byte }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard result == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw TestKitError("connect \(socketPath): errno \(code)")
-        }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        stream = try UnixStream(path: socketPath, timeoutSeconds: timeoutSeconds)
     }
 
-    deinit { Glibc.close(fd) }
-
-    public func close() { shutdown(fd, Int32(SHUT_RDWR)) }
+    public func close() { stream.shutdownBoth() }
 
     /// Sends EOF but keeps reading, as `socat` does once its input ends.
-    public func shutdownWriting() { shutdown(fd, Int32(SHUT_WR)) }
+    public func shutdownWriting() { stream.shutdownWriting() }
 
     /// One call and its reply.
     public func call(_ method: String, _ parameters: [String: Any] = [:]) throws -> VarlinkResponse {
@@ -54,40 +40,89 @@ public final class VarlinkClient {
         try send(raw: bytes)
     }
 
-    /// Sends bytes as they are (malformed frames, split frames).
+    /// Sends bytes as they are (malformed frames, split frames, prebuilt calls).
     public func send(raw bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            guard n > 0 else { throw TestKitError("send: errno \(errno)") }
-            offset += n
-        }
+        try stream.write(bytes)
+    }
+
+    /// Sends bytes as they are, in one `send` when the socket takes them (a batch of
+    /// calls back to back).
+    public func send(raw bytes: UnsafeRawBufferPointer) throws {
+        try stream.write(bytes)
     }
 
     /// Reads one reply.
     public func receive() throws -> VarlinkResponse {
-        while true {
-            if let nul = buffer.firstIndex(of: 0) {
-                let frame = Array(buffer[..<nul])
-                buffer.removeSubrange(...nul)
-                return try VarlinkResponse(frame: frame)
-            }
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n == 0 { throw TestKitError("connection closed by the daemon") }
-            if n < 0 { throw TestKitError("recv: errno \(errno)") }
-            buffer += chunk[..<n]
-        }
+        try receiveReply { try VarlinkResponse(frame: Array($0)) }
     }
 
     /// True when the daemon closed the connection within `timeout`: EOF, or a reset
     /// (closing a socket with unread input makes the kernel send RST instead of FIN).
     public func isClosedByPeer(timeout: TimeInterval = 5) -> Bool {
-        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&poller, 1, Int32(timeout * 1000)) > 0 else { return false }
-        var byte: UInt8 = 0
-        let n = recv(fd, &byte, 1, Int32(MSG_PEEK))
-        return n == 0 || (n < 0 && errno == ECONNRESET)
+        stream.isClosedByPeer(timeout: timeout)
+    }
+
+    // MARK: Raw calls
+
+    /// The bytes of one call to `method` (its full name), JSON and NUL, built once with
+    /// the protocol's writer.
+    public static func request(_ method: String, _ parameters: (inout JSONObjectWriter) -> Void = { _ in }) -> [UInt8] {
+        let buffer = ReplyBuffer(capacity: 256)
+        VarlinkCall.append(method: method, to: buffer, parameters)
+        return buffer.copyBytes()
+    }
+
+    /// Writes `request` and reads its reply; throws when the reply is an error.
+    public func roundTrip(_ request: [UInt8]) throws {
+        try stream.write(request)
+        try receiveSuccess()
+    }
+
+    /// Writes `request`, then calls `body` with the reply (NUL excluded), valid only
+    /// inside `body`.
+    public func call<T>(_ request: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        try stream.write(request)
+        return try receiveReply(body)
+    }
+
+    /// Reads one reply and passes it (NUL excluded) to `body`, unparsed.
+    public func receiveReply<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+        while true {
+            let unread = stream.unread
+            if let base = unread.baseAddress, let nul = memchr(base, 0, unread.count) {
+                let length = base.distance(to: UnsafeRawPointer(nul))
+                let result = try body(UnsafeRawBufferPointer(start: base, count: length))
+                stream.consume(length + 1)
+                return result
+            }
+            try stream.receiveMore()
+        }
+    }
+
+    /// Reads one reply and throws when it is an error.
+    public func receiveSuccess() throws {
+        try receiveReply { reply in
+            if Self.isError(reply) { throw TestKitError("error reply: \(String(decoding: reply, as: UTF8.self))") }
+        }
+    }
+
+    private static let errorKey = Array("\"error\"".utf8)
+
+    /// True when the reply holds an `"error"` member (no reply PinVault sends carries
+    /// that text in a value): each `"` found by `memchr` is compared with the key.
+    public static func isError(_ reply: UnsafeRawBufferPointer) -> Bool {
+        guard let base = reply.baseAddress else { return false }
+        let end = base + reply.count
+        var cursor = base
+        while cursor < end, let quote = memchr(cursor, Int32(UInt8(ascii: "\"")), cursor.distance(to: end)) {
+            let found = UnsafeRawPointer(quote)
+            if found.distance(to: end) >= errorKey.count,
+               errorKey.indices.allSatisfy({ found.load(fromByteOffset: $0, as: UInt8.self) == errorKey[$0] }) {
+                return true
+            }
+            cursor = found + 1
+        }
+        return false
     }
 }
 

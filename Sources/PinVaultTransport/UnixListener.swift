@@ -20,18 +20,16 @@ public final class UnixListener: @unchecked Sendable {
     /// Binds `path` with `mode`. Makes the parent directory (0755) when missing;
     /// replaces a stale socket file; refuses a live socket or any other kind of file.
     public static func bind(path: String, mode: mode_t) throws(ListenerError) -> UnixListener {
-        guard let address = UnixSocketAddress(path: path) else {
+        guard UnixSocketAddress(path: path) != nil else {
             throw .invalidPath(path, "must be 1–\(UnixSocketAddress.maxPathBytes) bytes")
         }
         try makeParentDirectory(of: path)
         try removeStaleSocket(at: path)
 
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw .system(SystemError.last("socket")) }
-        let bound = address.withSockaddr { Glibc.bind(fd, $0, $1) }
-        guard bound == 0 else {
-            let error = SystemError.last("bind \(path)")
-            Glibc.close(fd)
+        let fd: Int32
+        do {
+            fd = try UnixSocket.bind(path: path, nonBlocking: true)
+        } catch {
             throw .system(error)
         }
         // The umask (077) shaped the file; set the mode the configuration asks for.

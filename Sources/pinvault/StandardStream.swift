@@ -23,7 +23,7 @@ struct StandardStream {
         return code == 0 ? nil : code
     }
 
-    /// Writes every byte, retrying short writes (`Syscall` retries EINTR). SIGPIPE is ignored
+    /// Writes every byte, retrying short writes (`Syscall` retries interrupted ones). SIGPIPE is ignored
     /// (`PinVaultCommand.main`), so a closed pipe is EPIPE here rather than death by a
     /// signal: a failure ends the write, and one on stdout is remembered, so that the
     /// command ends with status 1 and says why on stderr (`GlobalOptions.run`).

@@ -29,7 +29,7 @@ final class FloodTests: XCTestCase {
 
     override func setUpWithError() throws {
         guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
-            throw XCTSkip("other uids need root and setpriv")
+            try RootOnlySuites.skip(self, "other uids need root and setpriv") { XCTSkip($0) }
         }
         daemon = try TestDaemon(overrides: [
             "kdf": [
@@ -40,7 +40,7 @@ final class FloodTests: XCTestCase {
             "lockout": ["throttle_after": "1000", "max_attempts": "1000"],
         ], removing: ["kdf": ["memlimit_kib"]])
         try daemon.start()
-        idleResident = try ProcessMemory(pid: try pid()).resident
+        idleResident = try ProcessMemory(pid: try pid()).residentBytes
     }
 
     override func tearDownWithError() throws {
@@ -51,7 +51,7 @@ final class FloodTests: XCTestCase {
     }
 
     private func pid() throws -> Int32 {
-        try XCTUnwrap(daemon.process?.processIdentifier)
+        try XCTUnwrap(daemon.pid)
     }
 
     private func peer(_ uid: UInt32) -> ForeignPeer {
@@ -78,9 +78,9 @@ final class FloodTests: XCTestCase {
     private func assertMemoryUnderBound(_ label: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let memory = try ProcessMemory(pid: try pid())
         let bound = Self.kdfThreads * (Self.memlimitMiB << 20) + idleResident + Self.loadAllowance
-        print("flood (\(label)): peak RSS \(ProcessMemory.mebibytes(memory.peakResident)), idle RSS "
+        print("flood (\(label)): peak RSS \(ProcessMemory.mebibytes(memory.peakResidentBytes)), idle RSS "
             + "\(ProcessMemory.mebibytes(idleResident)), bound \(ProcessMemory.mebibytes(bound))")
-        XCTAssertLessThanOrEqual(memory.peakResident, bound, "VmHWM over max_parallel × memlimit + constant", file: file, line: line)
+        XCTAssertLessThanOrEqual(memory.peakResidentBytes, bound, "VmHWM over max_parallel × memlimit + constant", file: file, line: line)
     }
 
     private static func median(_ values: [Double]) -> Double {

@@ -25,7 +25,9 @@ final class MemoryHygieneTests: XCTestCase {
     }
 
     private func requireRoot() throws {
-        try XCTSkipUnless(getuid() == 0, "reading another process's memory needs root")
+        guard getuid() == 0 else {
+            try RootOnlySuites.skip(self, "reading another process's memory needs root") { XCTSkip($0) }
+        }
         // ThreadSanitizer's heap lies in mappings of terabytes, too large to read; under
         // AddressSanitizer the scan works, and sees freed memory that the quarantine keeps.
         try XCTSkipIf(dlsym(nil, "__tsan_init") != nil, "the scan cannot read a ThreadSanitizer heap")
@@ -36,7 +38,7 @@ final class MemoryHygieneTests: XCTestCase {
         let daemon = try TestDaemon()
         self.daemon = daemon
         try daemon.start()
-        guard let pid = daemon.process?.processIdentifier else { return XCTFail("no daemon process") }
+        guard let pid = daemon.pid else { return XCTFail("no daemon process") }
 
         var pins: [String] = []
         for _ in 0..<12 { pins.append(DistinctivePin.make(avoiding: pins)) }
@@ -90,15 +92,18 @@ final class MemoryHygieneTests: XCTestCase {
     func testDaemon_isNotDumpable_andHasNoCoreLimit() throws {
         try requireRoot()
         // Run as nobody, so that the kernel would let nobody read its memory were it
-        // dumpable: only PR_SET_DUMPABLE 0 keeps its own uid out.
-        let daemon = try TestDaemon()
+        // dumpable: only PR_SET_DUMPABLE 0 keeps its own uid out. Its binary and deny
+        // list are staged where nobody can reach them (the checkout may be in a 0700 home).
+        let daemon = try TestDaemon(
+            overrides: ["policy": ["deny_list": TestDaemon.tomlString(try WorldReadableStage.copy(of: TestDaemon.denyListPath))]],
+            binary: try WorldReadableStage.copy(of: TestDaemon.binaryPath),
+            owner: ForeignUidClient.nobody)
         self.daemon = daemon
-        XCTAssertEqual(chown(daemon.root, ForeignUidClient.nobody, ForeignUidClient.nobody), 0)
         try daemon.start(launcher: (
             "/usr/bin/setpriv",
             ["--reuid=\(ForeignUidClient.nobody)", "--regid=\(ForeignUidClient.nobody)", "--clear-groups", "--"]
         ))
-        guard let pid = daemon.process?.processIdentifier else { return XCTFail("no daemon process") }
+        guard let pid = daemon.pid else { return XCTFail("no daemon process") }
 
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         XCTAssertTrue(status.contains("\nUid:\t\(ForeignUidClient.nobody)\t"), "the daemon runs as nobody: \(status)")

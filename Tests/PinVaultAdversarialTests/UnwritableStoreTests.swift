@@ -19,7 +19,7 @@ final class UnwritableStoreTests: XCTestCase {
     private let maxAttempts = 5
 
     func testDiskFull_everyPinCallAnswersInternalError_withoutKDF_countsNothing_andAllWorksWhenSpaceReturns() throws {
-        try ScratchFileSystem.requireRoot("the disk-full test")
+        try ScratchFileSystem.requireRoot(self, "the disk-full test")
         let daemon = try TestDaemon()
         let disk = try ScratchFileSystem(tmpfsAt: daemon.stateDirectory, kibibytes: 2048)
         defer { stop(daemon, unmounting: disk) }
@@ -42,7 +42,7 @@ final class UnwritableStoreTests: XCTestCase {
     /// the daemon holds its files open for writing), so this remounts between two runs:
     /// the daemon must refuse to start on a read-only store, and lose nothing.
     func testReadOnlyRemount_beforeStart_refusesTheStart_andKeepsTheCounter() throws {
-        try ScratchFileSystem.requireRoot("the read-only remount test")
+        try ScratchFileSystem.requireRoot(self, "the read-only remount test")
         let daemon = try TestDaemon()
         let disk = try ScratchFileSystem(tmpfsAt: daemon.stateDirectory, kibibytes: 2048)
         defer { stop(daemon, unmounting: disk) }
@@ -67,7 +67,7 @@ final class UnwritableStoreTests: XCTestCase {
     /// read-only at once, files open for writing or not. The admin then stops the
     /// daemon, repairs the file system and starts it again.
     func testDiskErrorTurnsTheStoreReadOnly_everyPinCallAnswersInternalError_withoutKDF_countsNothing_andAllWorksAfterRepair() throws {
-        try ScratchFileSystem.requireRoot("the read-only store test")
+        try ScratchFileSystem.requireRoot(self, "the read-only store test")
         let daemon = try TestDaemon()
         let disk = try ScratchFileSystem(ext4At: daemon.stateDirectory, image: daemon.root + "/disk.img", mebibytes: 16)
         defer { stop(daemon, unmounting: disk) }

@@ -85,6 +85,8 @@ class CLITestCase: XCTestCase {
 
     /// Skips the test unless it runs as root (needed to act as another uid).
     func requireRoot() throws {
-        try XCTSkipUnless(getuid() == 0, "needs root to run pinvault as uid 65534 through setpriv")
+        guard getuid() == 0 else {
+            try RootOnlySuites.skip(self, "pinvault as uid 65534 through setpriv needs root") { XCTSkip($0) }
+        }
     }
 }

@@ -19,7 +19,9 @@ enum PinVaultBinary {
         shell: String? = nil,
         environment: [String: String]? = nil
     ) throws -> Subprocess.Result {
-        var command = ["/usr/bin/setsid", "--wait", path] + arguments
+        // Another uid runs a staged copy: the checkout may sit in a 0700 home.
+        let executable = uid == nil ? path : try WorldReadableStage.copy(of: path)
+        var command = ["/usr/bin/setsid", "--wait", executable] + arguments
         if let shell {
             command = ["/bin/sh", "-c", shell, "sh"] + command
         }

@@ -20,14 +20,7 @@ final class TransportTests: XCTestCase {
     func testASocketNobodyListensOn_isDaemonUnavailable_withECONNREFUSED() throws {
         let directory = try TemporaryDirectory()
         let stale = directory.path + "/stale.sock"
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(stale.utf8)) }
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        close(fd)
+        try StaleSocketFile.make(at: stale)
         XCTAssertThrowsError(try PinVaultClient(socketPath: stale)) { error in
             XCTAssertEqual(error as? PinVaultError, .daemonUnavailable(socketPath: stale, errno: ECONNREFUSED))
         }

@@ -56,8 +56,8 @@ final class InstallTests: XCTestCase {
 
     func testInstalledDaemon_withInstalledConfiguration_answersGetPolicy() throws {
         let installation = try Installation.shared()
-        let daemon = try InstalledDaemon()
-        try daemon.start(installation.daemonPath, ["--config", installation.configPath] + daemon.pathArguments)
+        let daemon = try TestDaemon.installed(installation)
+        try daemon.start()
         let reply = try daemon.connect().succeeding("GetPolicy")
         let policy = try XCTUnwrap(reply.object("policy"), reply.description)
         XCTAssertEqual(policy["minLength"] as? Int, 6)
@@ -74,9 +74,9 @@ final class InstallTests: XCTestCase {
     /// sodium_mlock succeeded for every one of them).
     func testLockedMemory_perFullConnection_fitsTheUnitsLimitMEMLOCK() throws {
         let installation = try Installation.shared()
-        let daemon = try InstalledDaemon()
-        try daemon.start(installation.daemonPath, ["--config", installation.configPath] + daemon.pathArguments)
-        let baseline = try XCTUnwrap(daemon.lockedKiB)
+        let daemon = try TestDaemon.installed(installation)
+        try daemon.start()
+        let baseline = try daemon.memory().lockedKiB
         let connections = 24  // under max_connections_per_uid (32)
         let frame = Array("{\"method\":\"io.pinvault.Vault.GetPolicy\",\"parameters\":{\"x\":\"".utf8)
             + [UInt8](repeating: UInt8(ascii: "7"), count: 64_000)
@@ -89,7 +89,7 @@ final class InstallTests: XCTestCase {
         let deadline = Date().addingTimeInterval(10)
         var locked = baseline
         while Date() < deadline {
-            locked = daemon.lockedKiB ?? 0
+            locked = (try? daemon.memory().lockedKiB) ?? 0
             if locked - baseline >= connections * 64 { break }
             usleep(50_000)
         }
@@ -114,12 +114,13 @@ final class InstallTests: XCTestCase {
             FileManager.default.isExecutableFile(atPath: $0)
         }) else { throw XCTSkip("systemd-creds is not installed") }
         let installation = try Installation.shared()
-        let daemon = try InstalledDaemon()
-        let sealed = daemon.scratch + "/credstore/pinvault.pepper"
-        let credentials = daemon.scratch + "/credentials"
+        let daemon = try TestDaemon.installed(installation)
+        let scratch = try daemon.scratch()
+        let sealed = scratch + "/credstore/pinvault.pepper"
+        let credentials = scratch + "/credentials"
         // A scratch host key instead of /var/lib/systemd/credential.secret.
         var environment = ProcessInfo.processInfo.environment
-        environment["SYSTEMD_CREDENTIAL_SECRET"] = daemon.scratch + "/credential.secret"
+        environment["SYSTEMD_CREDENTIAL_SECRET"] = scratch + "/credential.secret"
         let seal = try Subprocess.run(installation.sealScript, [
             "--with-key=host", "--state-directory=\(daemon.stateDirectory)", "--output=\(sealed)",
         ], environment: environment)
@@ -130,8 +131,7 @@ final class InstallTests: XCTestCase {
                                          environment: environment)
         XCTAssertEqual(decrypt.status, 0, decrypt.description)
 
-        try daemon.start(installation.daemonPath, ["--config", installation.configPath] + daemon.pathArguments,
-                         environment: ["CREDENTIALS_DIRECTORY": credentials])
+        try daemon.start(environment: ["CREDENTIALS_DIRECTORY": credentials])
         XCTAssertNil(try daemon.connect().vault("GetPolicy").error)
         XCTAssertTrue(daemon.log.contains("source=credentials"), daemon.log)
         XCTAssertFalse(FileManager.default.fileExists(atPath: daemon.stateDirectory + "/pepper"),

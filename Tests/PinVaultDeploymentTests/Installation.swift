@@ -50,10 +50,14 @@ final class Installation: Sendable {
         try Subprocess.run("/usr/bin/env", ["make", "-C", TestDaemon.repositoryRoot] + arguments, timeout: timeout)
     }
 
-    /// A fresh 0755 directory under /run as root (outside PrivateTmp's reach), else /tmp.
+    /// /run as root (outside PrivateTmp's reach), else /tmp.
+    static var scratchBase: String {
+        geteuid() == 0 && access("/run", W_OK) == 0 ? "/run" : "/tmp"
+    }
+
+    /// A fresh 0755 directory under `scratchBase`.
     static func makeDirectory(prefix: String) throws -> String {
-        let base = geteuid() == 0 && access("/run", W_OK) == 0 ? "/run" : "/tmp"
-        var template = Array("\(base)/\(prefix)-XXXXXX".utf8CString)
+        var template = Array("\(scratchBase)/\(prefix)-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw TestKitError("mkdtemp: errno \(errno)") }
         let path = String(cString: made)
         guard chmod(path, 0o755) == 0 else { throw TestKitError("chmod \(path): errno \(errno)") }

@@ -36,8 +36,8 @@ final class DaemonLifeTests: DaemonTestCase {
         try startDaemon(removing: ["kdf": ["opslimit", "memlimit_kib", "allow_weak"]])
         try client.send("io.pinvault.Vault.Register", ["user": "slow", "pin": pin])
         usleep(50_000)
-        guard let process = daemon.process else { return XCTFail("not running") }
-        kill(process.processIdentifier, SIGTERM)
+        guard let pid = daemon.pid else { return XCTFail("not running") }
+        kill(pid, SIGTERM)
         let reply = try client.receive()
         XCTAssertSuccess(reply)
         XCTAssertEqual(daemon.waitForExit(timeout: 20), 0, daemon.log)
@@ -47,17 +47,7 @@ final class DaemonLifeTests: DaemonTestCase {
         daemon = try TestDaemon()
         try makeSocketDirectory()
         // Bound and closed without unlinking: what a crashed daemon leaves behind.
-        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in daemon.socketPath.utf8.enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        XCTAssertEqual(bound, 0)
-        close(stale)
+        XCTAssertNoThrow(try StaleSocketFile.make(at: daemon.socketPath))
         XCTAssertTrue(socketFileExists(daemon.socketPath))
 
         try daemon.start()

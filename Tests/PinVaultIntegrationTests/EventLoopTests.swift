@@ -9,7 +9,7 @@ import XCTest
 final class EventLoopTests: DaemonTestCase {
     /// utime + stime of the daemon's main thread, in seconds.
     private func loopThreadCPUSeconds() throws -> Double {
-        let pid = try XCTUnwrap(daemon.process?.processIdentifier)
+        let pid = try XCTUnwrap(daemon.pid)
         let stat = try String(contentsOfFile: "/proc/\(pid)/task/\(pid)/stat", encoding: .utf8)
         // Fields after the parenthesised command name: state is field 3, utime 14, stime 15.
         let fields = stat[stat.index(after: try XCTUnwrap(stat.lastIndex(of: ")")))...].split(separator: " ")

@@ -27,7 +27,7 @@ final class CrashSafetyTests: XCTestCase {
         var seen = Set<Int>()
         var generator = SystemRandomNumberGenerator()
         for round in 0..<Self.kills {
-            let child = try ChildProcess.spawnSelf(
+            let child = try CrashChild(
                 test: "PinVaultStoreTests.CrashSafetyTests/testCrashChild_rewritesRecordUntilKilled",
                 environment: [Self.childEnvironment: directory.path],
                 readyDescriptor: Self.readyDescriptor,
@@ -38,9 +38,9 @@ final class CrashSafetyTests: XCTestCase {
             }
             let status = child.kill()
             guard ready else {
-                return XCTFail("round \(round): child never became ready (\(status)); log:\n\(child.logTail())")
+                return XCTFail("round \(round): child never became ready (\(status.map(String.init(describing:)) ?? "alive")); log:\n\(child.logTail())")
             }
-            XCTAssertEqual(status, .killed, "round \(round): child did not die by SIGKILL; log:\n\(child.logTail())")
+            XCTAssertEqual(status, .signalled(SIGKILL), "round \(round): child did not die by SIGKILL; log:\n\(child.logTail())")
 
             let store = try VaultStore(path: databasePath)
             let (records, total, corrupt) = try store.read { reader in
