@@ -95,6 +95,7 @@ test: test-deps venv pam pam-test
 	else \
 		echo "*** make test: SKIPPING the Debian package test: it needs root (sudo make package-test) ***" >&2; \
 	fi
+	$(PYTHON) scripts/check-module-dependencies.py
 	PINVAULT_PYTHON="$(VENV)/bin/python" $(SWIFT) test
 
 # The crash-consistency, power-loss, flood, authorization and online-guessing suites in

@@ -137,7 +137,7 @@ let package = Package(
         // plainly it replays Fuzz/corpus (a regression run).
         .executableTarget(
             name: "pinvault-fuzz",
-            dependencies: ["PinVaultEmbedded", "PinVaultTransport", "PinVaultProtocol", "PinVaultCrypto"],
+            dependencies: ["PinVaultEmbedded", "PinVaultTransport", "PinVaultProtocol"],
             path: "Fuzz/pinvault-fuzz"
         ),
 
@@ -158,7 +158,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PinVaultTransportTests",
-            dependencies: ["PinVaultTransport", "PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem"]
+            dependencies: ["PinVaultTransport", "PinVaultProtocol", "PinVaultCrypto"]
         ),
         .testTarget(
             name: "PinVaultVarlinkTests",
@@ -169,17 +169,23 @@ let package = Package(
         ),
         .testTarget(
             name: "PinVaultDaemonTests",
-            dependencies: ["PinVaultDaemon", "PinVaultCore", "PinVaultCrypto"]
+            dependencies: [
+                "PinVaultDaemon", "PinVaultCore", "PinVaultCrypto",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "PinVaultIntegrationTests",
-            dependencies: ["PinVaultTestKit", "PinVaultProtocol", "PinVaultCrypto"]
+            dependencies: ["PinVaultTestKit"]
         ),
-        .testTarget(name: "PinVaultClientTests", dependencies: ["PinVaultClient", "PinVaultTestKit", "PinVaultProtocol"]),
+        .testTarget(
+            name: "PinVaultClientTests",
+            dependencies: ["PinVaultClient", "PinVaultTestKit", "PinVaultProtocol", "PinVaultCrypto"]
+        ),
         .testTarget(name: "PinVaultCLITests", dependencies: ["PinVaultTestKit"]),
         .testTarget(
             name: "PinVaultAdversarialTests",
-            dependencies: ["PinVaultTestKit", "PinVaultProtocol", "PinVaultCrypto"]
+            dependencies: ["PinVaultTestKit", "PinVaultCrypto"]
         ),
         .testTarget(name: "PinVaultDeploymentTests", dependencies: ["PinVaultTestKit"]),
         // pam_pinvault.so (built from pam/ by `make pam`, C) through pamtester and sudo.
