@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One credential as its owner (or an admin) sees it: who it belongs to, its public key
 /// and its lockout state. Holds no secret.

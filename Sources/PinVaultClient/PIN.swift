@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import PinVaultCrypto
+import PinVaultSystem
 
 /// A PIN in locked secret memory (`sodium_malloc`), zeroed when it is released.
 ///
@@ -11,7 +12,7 @@ import PinVaultCrypto
 /// is `constantTimeEquals`. All members may be used from any thread (internally locked).
 public final class PIN: @unchecked Sendable {
     /// Guards `secret` and `consumed`.
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     /// The PIN's bytes; nil once a call took them, or when secret memory could not be
     /// allocated.
     private var secret: SecretBytes?

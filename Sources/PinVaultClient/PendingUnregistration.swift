@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The first phase of an unregistration: the credential is unusable until the token is
 /// presented to `commitUnregister` (delete) or `abortUnregister`, or until `expiresAt`.

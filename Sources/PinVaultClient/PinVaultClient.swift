@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PinVaultProtocol
 
 /// One connection to pinvaultd, speaking `io.pinvault.Vault` over its Unix socket.

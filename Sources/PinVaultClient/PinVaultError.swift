@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PinVaultProtocol
 
 /// Everything a `PinVaultClient` call can fail with: the daemon's answers, with their

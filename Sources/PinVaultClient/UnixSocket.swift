@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import PinVaultSystem
 
@@ -19,7 +19,7 @@ final class UnixSocket: @unchecked Sendable {
     }
 
     /// Guards `descriptor`.
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     /// The socket, or -1 once closed.
     private var descriptor: Int32
 

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import PinVaultCrypto
+import PinVaultSystem
 
 /// The one-time token of a pending unregistration, as `BeginUnregister` returned it:
 /// the base64url text the daemon sent (43 characters), held in secret memory that is
@@ -10,7 +11,7 @@ import PinVaultCrypto
 /// and is not `Codable`, so it cannot leak into logs by accident. Internally locked.
 public final class UnregistrationToken: @unchecked Sendable {
     /// Guards `secret`.
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     /// The token's text; nil only when secret memory could not be allocated.
     private let secret: SecretBytes?
 
@@ -41,11 +42,11 @@ public final class UnregistrationToken: @unchecked Sendable {
 
     /// Reads the token's text (base64url, as the daemon sent it) inside `body` only.
     /// Do not copy it out of the closure into a `String` or `Array`.
-    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let secret else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-        return try secret.withUnsafeBytes { bytes in try body(bytes) }
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try lock.withLock { () throws(E) -> R in
+            guard let secret else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+            return try secret.withUnsafeBytes { (bytes) throws(E) -> R in try body(bytes) }
+        }
     }
 
     /// Zeroes the token now; idempotent.
@@ -56,8 +57,6 @@ public final class UnregistrationToken: @unchecked Sendable {
     /// Lends the secret (nil when it could not be allocated) to `body` under the lock,
     /// for writing it into a call frame.
     func withSecret<R>(_ body: (SecretBytes?) -> R) -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(secret)
+        lock.withLock { body(secret) }
     }
 }

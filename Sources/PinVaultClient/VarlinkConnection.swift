@@ -1,6 +1,7 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import PinVaultCrypto
+import PinVaultSystem
 import PinVaultProtocol
 
 /// One Varlink connection and the serial queue its blocking I/O runs on.
@@ -28,7 +29,7 @@ final class VarlinkConnection: @unchecked Sendable {
     /// Received bytes; used on `queue` only.
     private var input: ReplyInput
     /// Guards `callInFlight` and every call's `CallCancellation`.
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     /// The call between sending its frame and decoding its reply, if any.
     private var callInFlight: CallCancellation?
 

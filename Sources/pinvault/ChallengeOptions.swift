@@ -1,5 +1,7 @@
 import ArgumentParser
-import Foundation
+import Glibc
+import PinVaultProtocol
+import PinVaultSystem
 
 /// The challenge `auth` signs: exactly these bytes, given one of three ways.
 struct ChallengeOptions: ParsableArguments {
@@ -29,10 +31,10 @@ struct ChallengeOptions: ParsableArguments {
     func bytes(standardInputTaken: Bool) throws(CommandFailure) -> [UInt8] {
         let decoded: [UInt8]
         if let challengeBase64 {
-            guard let data = Data(base64Encoded: challengeBase64) else {
+            guard let bytes = try? Base64.decode(challengeBase64) else {
                 throw .usage("--challenge-base64 is not standard base64")
             }
-            decoded = [UInt8](data)
+            decoded = bytes
         } else if let challengeHex {
             guard let bytes = Self.hexBytes(challengeHex) else {
                 throw .usage("--challenge-hex needs an even number of hexadecimal digits")
@@ -52,27 +54,32 @@ struct ChallengeOptions: ParsableArguments {
     private func readFile(_ path: String, standardInputTaken: Bool) throws(CommandFailure) -> [UInt8] {
         let limit = Self.sizeLimit.upperBound
         let source = path == "-" ? "standard input" : "the challenge file \(path)"
-        let handle: FileHandle
+        let fd: Int32
         if path == "-" {
             guard !standardInputTaken else {
                 throw .usage("the PIN comes from standard input, so the challenge cannot: use --challenge-file PATH, --pin-fd or the terminal")
             }
-            handle = FileHandle.standardInput
+            fd = STDIN_FILENO
         } else {
-            guard let opened = FileHandle(forReadingAtPath: path) else { throw .usage("cannot read \(source)") }
-            handle = opened
+            guard let opened = try? Syscall.run("open", { open(path, O_RDONLY | O_CLOEXEC) }) else {
+                throw .usage("cannot read \(source)")
+            }
+            fd = opened
         }
-        defer { if path != "-" { try? handle.close() } }
-        let data: Data
+        defer { if path != "-" { close(fd) } }
+        var bytes = [UInt8](repeating: 0, count: limit + 1)
+        let count: Int
         do {
-            data = try handle.read(upToCount: limit + 1) ?? Data()
+            count = try bytes.withUnsafeMutableBytes { (buffer) throws(SystemError) in
+                try FileDescriptor.readFully(fd, into: buffer)
+            }
         } catch {
             throw .usage("cannot read \(source)")
         }
-        guard data.count <= limit else {
+        guard count <= limit else {
             throw .usage("the challenge must be 1 to \(limit) bytes; \(source) holds more")
         }
-        return [UInt8](data)
+        return Array(bytes.prefix(count))
     }
 
     /// The bytes of `text` as hex digits (either case), or nil.

@@ -1,6 +1,7 @@
 import ArgumentParser
-import Foundation
+import Glibc
 import PinVaultClient
+import PinVaultSystem
 
 /// The options every command takes: which daemon, and which output.
 struct GlobalOptions: ParsableArguments {
@@ -16,7 +17,7 @@ struct GlobalOptions: ParsableArguments {
     /// The socket to connect to.
     var socketPath: String {
         if let socket { return socket }
-        if let configured = ProcessInfo.processInfo.environment["PINVAULT_SOCKET"], !configured.isEmpty {
+        if let configured = ProcessEnvironment.value("PINVAULT_SOCKET"), !configured.isEmpty {
             return configured
         }
         return PinVaultClient.defaultSocketPath
