@@ -15,7 +15,8 @@ extension VaultEngine {
     }
 
     /// Signs `challenge`, clears the count, notes the use, and re-seals a record
-    /// weaker than today's KDF parameters while its seed is open (upgrade on use).
+    /// weaker than today's KDF parameters while its seed is open (upgrade on use), at
+    /// the larger of each cost: a record stronger in one dimension keeps that strength.
     private func signed(
         _ challenge: [UInt8], pin: SecretBytes, record: CredentialRecord, seed: SecretBytes, call: Call
     ) throws(VaultError) -> VaultResult {
@@ -23,8 +24,13 @@ extension VaultEngine {
             let keyPair = try SigningKeyPair(seed: seed)
             return try challenge.withUnsafeBytes { bytes in Result { () throws(CryptoError) in try keyPair.sign(bytes) } }.get()
         }
-        let upgraded: SealedSeed? = record.sealed.header.kdf.isWeaker(than: settings.kdf)
-            ? try sealSeed(seed, pin: pin, ownerUid: record.ownerUid, user: record.user, keyId: record.keyId, call: call)
+        let sealedWith = record.sealed.header.kdf
+        let upgradedTo = sealedWith.upgraded(to: settings.kdf)
+        let upgraded: SealedSeed? = upgradedTo != sealedWith
+            ? try sealSeed(
+                seed, pin: pin, ownerUid: record.ownerUid, user: record.user, keyId: record.keyId,
+                parameters: upgradedTo, call: call
+            )
             : nil
         let time = now()
         let resealed: Bool = try write(call) { writer in
