@@ -38,7 +38,7 @@ extension VaultEngine {
 
     func refusal(for record: CredentialRecord, at now: Int64) -> Refusal? {
         if let pending = record.pendingUnregistration, pending.expiresAt > now {
-            return .refuse(.unregistrationPending(expiresAt: pending.expiresAt))
+            return .refuse(.unregistrationPending(expiresAt: latestExpiry(pending.expiresAt, at: now)))
         }
         switch counter(of: record).gate(now: now, policy: settings.lockout) {
         case .open:
@@ -68,7 +68,8 @@ extension VaultEngine {
     /// now. Refusals here cost no KDF and count nothing.
     func admit(_ call: Call, owner: UInt32, user: String, keyId: KeyID?) throws(VaultError) -> CredentialRecord {
         let now = now()
-        let record = try read(call) { try resolve($0, owner: owner, user: user, keyId: keyId) }
+        let found = try read(call) { try resolve($0, owner: owner, user: user, keyId: keyId) }
+        let record = try writeCappedTimes(of: found, at: now, call: call)
         switch refusal(for: record, at: now) {
         case nil:
             return record
@@ -102,8 +103,12 @@ extension VaultEngine {
         let now = now()
         enum Start { case counted(CountedAttempt), refused(VaultError), wiped }
         let start: Start = try write(call) { writer in
-            guard let record = try writer.credential(keyId: keyId), record.ownerUid == owner else {
+            guard var record = try writer.credential(keyId: keyId), record.ownerUid == owner else {
                 throw VaultError.noSuchCredential
+            }
+            if let capped = cappedToClock(record, at: now) {
+                try writer.update(capped)
+                record = capped
             }
             switch refusal(for: record, at: now) {
             case nil:

@@ -31,7 +31,7 @@ extension VaultEngine {
         try write(call) { writer in
             guard let record = try writer.credential(keyId: keyId) else { throw VaultError.noSuchCredential }
             if let existing = record.pendingUnregistration, existing.expiresAt > time {
-                throw VaultError.unregistrationPending(expiresAt: existing.expiresAt)
+                throw VaultError.unregistrationPending(expiresAt: latestExpiry(existing.expiresAt, at: time))
             }
             var updated = clearingFailures ? cleared(record) : record
             updated.pendingUnregistration = pending
