@@ -53,6 +53,7 @@ extension DaemonConfiguration {
             policy: policy,
             lockout: lockout,
             kdf: kdf.parameters,
+            kdfMaximum: kdf.maximum,
             unregisterExpirySeconds: unregister.expirySeconds,
             maxCredentialsPerUser: credentials.maxPerUser,
             maxCredentialsPerUid: credentials.maxPerUid,

@@ -69,6 +69,7 @@ extension VaultEngine {
     func admit(_ call: Call, owner: UInt32, user: String, keyId: KeyID?) throws(VaultError) -> CredentialRecord {
         let now = now()
         let found = try read(call) { try resolve($0, owner: owner, user: user, keyId: keyId) }
+        try refuseTamperedCosts(found, call: call)
         let record = try writeCappedTimes(of: found, at: now, call: call)
         switch refusal(for: record, at: now) {
         case nil:
@@ -78,6 +79,19 @@ extension VaultEngine {
         case .wipe:
             try wipeExhausted(record.keyId, call: call)
         }
+    }
+
+    /// Refuses a record whose KDF costs exceed `kdf.max_*` (edited outside the daemon:
+    /// such a header does not open, and Argon2id at 2^32 - 1 passes would tie a KDF
+    /// thread up for hours) before anything is counted or run.
+    func refuseTamperedCosts(_ record: CredentialRecord, call: Call) throws(VaultError) {
+        let costs = record.sealed.header.kdf
+        guard costs.exceeds(settings.kdfMaximum) else { return }
+        logger.error("credential record names KDF costs beyond kdf.max_opslimit/kdf.max_memlimit_mib: refused without a KDF, nothing counted; was vault.sqlite edited?", metadata: [
+            "uid": "\(call.caller.uid)", "keyId": "\(record.keyId.hex)",
+            "opslimit": "\(costs.opslimit)", "memlimit": "\(costs.memlimit)",
+        ])
+        throw .internalError
     }
 
     /// An attempt counted durably, its PIN not yet checked.
@@ -106,6 +120,7 @@ extension VaultEngine {
             guard var record = try writer.credential(keyId: keyId), record.ownerUid == owner else {
                 throw VaultError.noSuchCredential
             }
+            try refuseTamperedCosts(record, call: call)
             if let capped = cappedToClock(record, at: now) {
                 try writer.update(capped)
                 record = capped

@@ -26,6 +26,9 @@ public final class VaultEngine: Sendable {
         public var lockout: LockoutPolicy
         /// Parameters for new seals; weaker records are upgraded on use.
         public var kdf: KDFParameters
+        /// The largest costs a stored record may name (`kdf.max_opslimit`,
+        /// `kdf.max_memlimit_mib`); a record beyond them is refused before any KDF.
+        public var kdfMaximum: KDFParameters
         public var unregisterExpirySeconds: Int64
         public var maxCredentialsPerUser: Int
         public var maxCredentialsPerUid: Int
@@ -38,13 +41,15 @@ public final class VaultEngine: Sendable {
         public var storeQueuePerUid: Int
 
         public init(
-            policy: PinPolicy, lockout: LockoutPolicy, kdf: KDFParameters, unregisterExpirySeconds: Int64,
+            policy: PinPolicy, lockout: LockoutPolicy, kdf: KDFParameters,
+            kdfMaximum: KDFParameters = KDFParameters(opslimit: 16, memlimit: 1 << 30), unregisterExpirySeconds: Int64,
             maxCredentialsPerUser: Int, maxCredentialsPerUid: Int,
             kdfThreads: Int, kdfQueueMax: Int, kdfQueuePerUid: Int, storeQueueMax: Int, storeQueuePerUid: Int
         ) {
             self.policy = policy
             self.lockout = lockout
             self.kdf = kdf
+            self.kdfMaximum = kdfMaximum
             self.unregisterExpirySeconds = unregisterExpirySeconds
             self.maxCredentialsPerUser = maxCredentialsPerUser
             self.maxCredentialsPerUid = maxCredentialsPerUid

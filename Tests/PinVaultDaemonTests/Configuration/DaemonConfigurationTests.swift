@@ -61,6 +61,7 @@ final class DaemonConfigurationTests: XCTestCase {
         XCTAssertEqual(defaults.kdf.queueMax, 64)
         XCTAssertEqual(defaults.kdf.queuePerUid, 8)
         XCTAssertFalse(defaults.kdf.allowWeak)
+        XCTAssertEqual(defaults.kdf.maximum, KDFParameters(opslimit: 16, memlimit: 1 << 30))
         XCTAssertEqual(defaults.policy, PinPolicy())
         XCTAssertEqual(defaults.lockout, LockoutPolicy())
         XCTAssertEqual(defaults.unregister.expirySeconds, 300)
@@ -273,6 +274,15 @@ final class DaemonConfigurationTests: XCTestCase {
     }
 
     // MARK: - KDF
+
+    func testKDFMaximum_isNeverBelowTheConfiguredCosts() throws {
+        assertRefused("[kdf]\nopslimit = 20\nmax_opslimit = 19", key: "kdf.max_opslimit", line: 3, saying: "is below kdf.opslimit (20)")
+        assertRefused("[kdf]\nmemlimit_mib = 2048\nmax_memlimit_mib = 1024", key: "kdf.max_memlimit_mib", line: 3, saying: "is below the configured memlimit (2048 MiB)")
+        // Absent, the maximum follows costs configured above its default.
+        let raised = try parse("[kdf]\nopslimit = 20\nmemlimit_mib = 2048")
+        XCTAssertEqual(raised.kdf.maximum, KDFParameters(opslimit: 20, memlimit: 2048 << 20))
+        XCTAssertEqual(try parse("[kdf]\nmax_opslimit = 4\nmax_memlimit_mib = 64").kdf.maximum, KDFParameters(opslimit: 4, memlimit: 64 << 20))
+    }
 
     func testWeakKDF_withoutAllowWeak_isRefused() {
         assertRefused("[kdf]\nopslimit = 1", key: "kdf.opslimit", line: 2, saying: "below Argon2id's floor (opslimit 2, memlimit 16 MiB)")
