@@ -9,11 +9,16 @@ extension VaultEngine {
     /// Runs a PIN-taking request, in order: on the store queue, `admit` finds the
     /// credential and refuses it (no KDF, nothing counted) when it cannot take a PIN
     /// now; on a KDF thread, the attempt is counted durably, the PIN checked, the count
-    /// settled, and `body` runs with the credential and its opened seed. A right PIN
-    /// whose `body` fails leaves the count cleared all the same.
+    /// settled, and `body` runs with the credential, its opened seed, and
+    /// `failedAttemptsCleared`. A right PIN whose `body` fails leaves the count cleared
+    /// all the same.
+    ///
+    /// `failedAttemptsCleared` is the one definition every PIN call that succeeds
+    /// answers (DESIGN §15): the wrong PINs this success cleared, that is the
+    /// credential's `failedAttempts` just before this attempt was counted.
     func withPin(
         _ call: Call, owner: UInt32, user: String, keyId: KeyID?, pin: SecretBytes,
-        _ body: @escaping @Sendable (CredentialRecord, SecretBytes) throws(VaultError) -> VaultResult
+        _ body: @escaping @Sendable (CredentialRecord, SecretBytes, _ failedAttemptsCleared: Int) throws(VaultError) -> VaultResult
     ) {
         onStore(call) { [self] () throws(VaultError) -> VaultResult? in
             let admitted = try admit(call, owner: owner, user: user, keyId: keyId)
@@ -164,16 +169,18 @@ extension VaultEngine {
         }
     }
 
-    /// Verifies `pin`, then runs `body` with the credential and its seed. When `body`
-    /// fails after a right PIN (a store error, a lost race), the attempt `verify`
-    /// counted is cleared all the same: only a wrong PIN may count.
+    /// Verifies `pin`, then runs `body` with the credential, its seed and the wrong PINs
+    /// this success clears (`withPin`). When `body` fails after a right PIN (a store
+    /// error, a lost race), the attempt counted is cleared all the same: only a wrong
+    /// PIN may count.
     func withVerifiedPin(
         _ pin: SecretBytes, keyId: KeyID, owner: UInt32, call: Call,
-        _ body: (CredentialRecord, SecretBytes) throws(VaultError) -> VaultResult
+        _ body: (CredentialRecord, SecretBytes, _ failedAttemptsCleared: Int) throws(VaultError) -> VaultResult
     ) throws(VaultError) -> VaultResult {
-        let (record, seed) = try verify(pin, keyId: keyId, owner: owner, call: call)
+        let attempt = try countAttempt(keyId: keyId, owner: owner, call: call)
+        let (record, seed) = try check(pin, attempt, call: call)
         do {
-            return try body(record, seed)
+            return try body(record, seed, attempt.before.failedAttempts)
         } catch {
             try? rewriteCounter(of: record, to: .cleared, call: call)
             throw error
