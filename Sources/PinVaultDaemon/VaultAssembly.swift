@@ -57,6 +57,7 @@ extension DaemonConfiguration {
             unregisterExpirySeconds: unregister.expirySeconds,
             maxCredentialsPerUser: credentials.maxPerUser,
             maxCredentialsPerUid: credentials.maxPerUid,
+            maxCredentialsTotal: credentials.maxTotal,
             kdfThreads: kdf.maxParallel > 0 ? kdf.maxParallel : max(processors, 1),
             kdfQueueMax: kdf.queueMax,
             kdfQueuePerUid: kdf.queuePerUid,

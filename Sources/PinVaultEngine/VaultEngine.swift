@@ -32,6 +32,8 @@ public final class VaultEngine: Sendable {
         public var unregisterExpirySeconds: Int64
         public var maxCredentialsPerUser: Int
         public var maxCredentialsPerUid: Int
+        /// Credentials of every uid together (`credentials.max_total`).
+        public var maxCredentialsTotal: Int
         /// KDF threads (at least 1), jobs waiting at most, and per uid (waiting or running).
         public var kdfThreads: Int
         public var kdfQueueMax: Int
@@ -43,7 +45,7 @@ public final class VaultEngine: Sendable {
         public init(
             policy: PinPolicy, lockout: LockoutPolicy, kdf: KDFParameters,
             kdfMaximum: KDFParameters = KDFParameters(opslimit: 16, memlimit: 1 << 30), unregisterExpirySeconds: Int64,
-            maxCredentialsPerUser: Int, maxCredentialsPerUid: Int,
+            maxCredentialsPerUser: Int, maxCredentialsPerUid: Int, maxCredentialsTotal: Int = 100_000,
             kdfThreads: Int, kdfQueueMax: Int, kdfQueuePerUid: Int, storeQueueMax: Int, storeQueuePerUid: Int
         ) {
             self.policy = policy
@@ -53,6 +55,7 @@ public final class VaultEngine: Sendable {
             self.unregisterExpirySeconds = unregisterExpirySeconds
             self.maxCredentialsPerUser = maxCredentialsPerUser
             self.maxCredentialsPerUid = maxCredentialsPerUid
+            self.maxCredentialsTotal = maxCredentialsTotal
             self.kdfThreads = kdfThreads
             self.kdfQueueMax = kdfQueueMax
             self.kdfQueuePerUid = kdfQueuePerUid
@@ -88,12 +91,21 @@ public final class VaultEngine: Sendable {
         self.now = now
         kdfPool = try WorkPool(
             name: "pv-kdf", threads: settings.kdfThreads,
-            queueMax: settings.kdfQueueMax, perUidMax: settings.kdfQueuePerUid
+            queueMax: settings.kdfQueueMax, perUidMax: settings.kdfQueuePerUid,
+            adminReserve: Self.kdfAdminReserve(queueMax: settings.kdfQueueMax, perUid: settings.kdfQueuePerUid)
         )
         storeQueue = try WorkPool(
             name: "pv-store", threads: 1,
             queueMax: settings.storeQueueMax, perUidMax: settings.storeQueuePerUid
         )
+    }
+
+    /// The KDF queue places kept for admins: one uid's quota, at most a quarter of the
+    /// queue (8 of 64 by default), so that nine uids of one user cannot fill it against
+    /// root. The store queue needs none: it holds one call per connection, and the
+    /// transport keeps connections for admins.
+    static func kdfAdminReserve(queueMax: Int, perUid: Int) -> Int {
+        min(perUid, queueMax / 4)
     }
 
     /// KDF threads running.

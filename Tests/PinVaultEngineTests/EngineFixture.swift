@@ -31,7 +31,8 @@ final class EngineFixture {
     init(
         lockout: LockoutPolicy,
         kdf: KDFParameters = KDFParameters(opslimit: 1, memlimit: 8192),
-        now: @escaping @Sendable () -> Int64 = WallClock.seconds
+        now: @escaping @Sendable () -> Int64 = WallClock.seconds,
+        adjust: (inout VaultEngine.Settings) -> Void = { _ in }
     ) throws {
         var template = Array("/tmp/pinvault-engine-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
@@ -39,8 +40,10 @@ final class EngineFixture {
         store = try VaultStore(path: directory + "/vault.sqlite")
         pepper = try Pepper.generate()
         ownsStore = true
+        var settings = Self.settings(lockout: lockout, kdf: kdf)
+        adjust(&settings)
         engine = try VaultEngine(
-            settings: Self.settings(lockout: lockout, kdf: kdf), store: store, pepper: pepper,
+            settings: settings, store: store, pepper: pepper,
             logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, now: now
         )
     }
@@ -87,9 +90,10 @@ final class EngineFixture {
         try Array(text.utf8).withUnsafeBytes { try SecretBytes(copying: $0) }
     }
 
-    /// Registers a credential for `user` through the engine and waits for it.
-    func register(user: String, pin: String) throws -> KeyID {
-        guard case .success(.credential(let credential)) = submit(.register(user: user, pin: try secret(pin), label: nil)) else {
+    /// Registers a credential for `user` (as `caller`, the fixture's own by default)
+    /// through the engine and waits for it.
+    func register(user: String, pin: String, as caller: Caller? = nil) throws -> KeyID {
+        guard case .success(.credential(let credential)) = submit(.register(user: user, pin: try secret(pin), label: nil), as: caller) else {
             throw POSIXError(.EINVAL)
         }
         return credential.keyId

@@ -50,8 +50,8 @@ final class DaemonConfigurationTests: XCTestCase {
         XCTAssertEqual(defaults.server.socketPath, "/run/pinvault/io.pinvault.Vault")
         XCTAssertEqual(defaults.server.socketMode, 0o666)
         XCTAssertEqual(defaults.server.maxMessageBytes, 65536)
-        XCTAssertEqual(defaults.server.maxConnections, 256)
-        XCTAssertEqual(defaults.server.maxConnectionsPerUid, 32)
+        XCTAssertEqual(defaults.server.maxConnections, 4096)
+        XCTAssertEqual(defaults.server.maxConnectionsPerUid, 1024)
         XCTAssertEqual(defaults.server.idleTimeoutSeconds, 60)
         XCTAssertNil(defaults.access.adminGroup)
         XCTAssertEqual(defaults.access.allowedGroups, [])
@@ -67,6 +67,7 @@ final class DaemonConfigurationTests: XCTestCase {
         XCTAssertEqual(defaults.unregister.expirySeconds, 300)
         XCTAssertEqual(defaults.credentials.maxPerUser, 8)
         XCTAssertEqual(defaults.credentials.maxPerUid, 64)
+        XCTAssertEqual(defaults.credentials.maxTotal, 100_000)
         XCTAssertNil(defaults.logLevel)
     }
 
@@ -248,7 +249,7 @@ final class DaemonConfigurationTests: XCTestCase {
     func testRelatedLimits_areChecked() {
         assertRefused("[policy]\nmin_length = 10\nmax_length = 8", key: "policy.min_length", line: 2, saying: "must not exceed policy.max_length (8)")
         assertRefused("[policy]\nmax_length = 4", key: "policy.max_length", line: 2, saying: "policy.min_length (6) must not exceed")
-        assertRefused("[server]\nmax_connections = 16", key: "server.max_connections", line: 2, saying: "max_connections_per_uid (32) must not exceed")
+        assertRefused("[server]\nmax_connections = 16", key: "server.max_connections", line: 2, saying: "max_connections_per_uid (1024) must not exceed")
         assertRefused("[kdf]\nqueue_per_uid = 65", key: "kdf.queue_per_uid", line: 2, saying: "must not exceed kdf.queue_max (64)")
         assertRefused("[lockout]\nthrottle_after = 11", key: "lockout.throttle_after", line: 2, saying: "must not exceed lockout.max_attempts (10)")
         assertRefused("[lockout]\nthrottle_max_seconds = 29", key: "lockout.throttle_max_seconds", line: 2, saying: "must be at least lockout.throttle_base_seconds (30)")
