@@ -158,7 +158,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PinVaultTransportTests",
-            dependencies: ["PinVaultTransport", "PinVaultProtocol", "PinVaultCrypto"]
+            dependencies: ["PinVaultTransport", "PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem"]
         ),
         .testTarget(
             name: "PinVaultVarlinkTests",

@@ -21,6 +21,7 @@ with --pin-stdin. The recovered seed is a secret: it is the credential's private
 import argparse
 import getpass
 import hashlib
+import hmac
 import sqlite3
 import struct
 import sys
@@ -90,6 +91,26 @@ def recover(row: dict, pepper: bytes, pin: bytes) -> bytes:
     check_row(row)
     key = box_key(pin_key(pin, row), pepper, header_encoding(row))
     return nacl.secret.SecretBox(key).decrypt(row["sealed_seed"], row["nonce"])
+
+
+PEPPER_CHECK_CONTEXT = b"PinVault pepper check v1"
+
+
+def pepper_check(pepper: bytes) -> bytes:
+    """FORMAT.md section 9: keyed BLAKE2b-256, key = pepper, message = the fixed context."""
+    return hashlib.blake2b(PEPPER_CHECK_CONTEXT, key=pepper, digest_size=32).digest()
+
+
+def recorded_pepper_check(database: str):
+    """The check value the database recorded (schema version 2), or None."""
+    connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+    try:
+        found = connection.execute("SELECT value FROM vault_metadata WHERE name = 'pepper_check'").fetchone()
+    except sqlite3.OperationalError:  # version 1: no such table
+        found = None
+    finally:
+        connection.close()
+    return bytes(found[0]) if found else None
 
 
 def read_row(database: str, key_id: str) -> dict:
@@ -175,6 +196,10 @@ def main() -> int:
     row = read_row(arguments.database, arguments.key_id)
     with open(arguments.pepper, "rb") as file:
         pepper = file.read()
+    recorded = recorded_pepper_check(arguments.database)
+    if recorded is not None and len(pepper) == PEPPER_SIZE and not hmac.compare_digest(recorded, pepper_check(pepper)):
+        print("this is not the pepper the database was sealed with (its check value differs)", file=sys.stderr)
+        return 1
     if arguments.pin_stdin:
         pin = sys.stdin.readline().rstrip("\r\n").encode("utf-8")
     else:

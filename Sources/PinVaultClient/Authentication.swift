@@ -8,12 +8,19 @@ public struct Authentication: Equatable, Sendable {
     public var signature: [UInt8]
     /// True when the PIN no longer meets the current policy: prompt for a change.
     public var pinPolicyOutdated: Bool
+    /// The wrong PINs this right PIN cleared: tried since the credential's last success.
+    /// Tell the owner when it is not 0 ("2 wrong PINs were tried since your last
+    /// sign-in"): they may be someone else's guesses. 0 from a daemon that predates it.
+    public var failedAttemptsCleared: Int
 
     /// Each field as given.
-    public init(keyId: String, publicKey: [UInt8], signature: [UInt8], pinPolicyOutdated: Bool) {
+    public init(
+        keyId: String, publicKey: [UInt8], signature: [UInt8], pinPolicyOutdated: Bool, failedAttemptsCleared: Int = 0
+    ) {
         self.keyId = keyId
         self.publicKey = publicKey
         self.signature = signature
         self.pinPolicyOutdated = pinPolicyOutdated
+        self.failedAttemptsCleared = failedAttemptsCleared
     }
 }

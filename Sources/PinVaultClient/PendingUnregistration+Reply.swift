@@ -18,7 +18,10 @@ extension PendingUnregistration {
             throw ParameterError("token", .malformed)
         }
         let expiresAt = try reply.time("expiresAt", required: true) ?? 0
-        return PendingUnregistration(keyId: keyId, token: UnregistrationToken(secret: token), expiresAt: Date(unixSeconds: expiresAt))
+        return PendingUnregistration(
+            keyId: keyId, token: UnregistrationToken(secret: token), expiresAt: Date(unixSeconds: expiresAt),
+            failedAttemptsCleared: try reply.failedAttemptsCleared()
+        )
     }
 
     /// Whether `byte` is a letter of the base64url alphabet (RFC 4648 §5).

@@ -11,11 +11,15 @@ public struct PendingUnregistration: Sendable {
     public var token: UnregistrationToken
     /// When the pending unregistration lapses and the credential is active again.
     public var expiresAt: Date
+    /// The wrong PINs this call's right PIN cleared (`Authentication.failedAttemptsCleared`);
+    /// 0 when an admin gave no PIN.
+    public var failedAttemptsCleared: Int
 
     /// Each field as given.
-    public init(keyId: String, token: UnregistrationToken, expiresAt: Date) {
+    public init(keyId: String, token: UnregistrationToken, expiresAt: Date, failedAttemptsCleared: Int = 0) {
         self.keyId = keyId
         self.token = token
         self.expiresAt = expiresAt
+        self.failedAttemptsCleared = failedAttemptsCleared
     }
 }

@@ -6,7 +6,8 @@ extension WipeResult {
         let keyIdLength = ProtocolLimits.keyIdHexDigits...ProtocolLimits.keyIdHexDigits
         return WipeResult(
             user: try reply.string("user", required: true, bytes: ProtocolLimits.userBytes) ?? "",
-            deletedKeyIds: try reply.strings("deletedKeyIds", required: true, bytes: keyIdLength) ?? []
+            deletedKeyIds: try reply.strings("deletedKeyIds", required: true, bytes: keyIdLength) ?? [],
+            failedAttemptsCleared: try reply.failedAttemptsCleared()
         )
     }
 }

@@ -34,14 +34,25 @@ public struct FailureCounter: Sendable, Equatable {
     }
 
     /// `blocked` once `failedAttempts` reaches `maxAttempts`; `lockedOut` while
-    /// `now < lockedUntil` (with at least 1 second to wait); else `open`.
+    /// `now < lockedUntil` (with at least 1 second and at most `throttleMaxSeconds` to
+    /// wait: `cappedToClock`); else `open`.
     public func gate(now: Int64, policy: LockoutPolicy) -> Gate {
         if failedAttempts >= policy.maxAttempts { return .blocked }
-        if let lockedUntil, now < lockedUntil {
-            let (wait, overflow) = lockedUntil.subtractingReportingOverflow(now)
-            return .lockedOut(retryAfterSeconds: overflow ? Int64.max : max(wait, 1))
+        if let lockedUntil = cappedToClock(now: now, policy: policy).lockedUntil, now < lockedUntil {
+            return .lockedOut(retryAfterSeconds: max(lockedUntil - now, 1))
         }
         return .open
+    }
+
+    /// The counter with its wait ending no later than `throttleMaxSeconds` from `now`.
+    /// No wait is ever set longer than that, so a later end means the wall clock was
+    /// stepped back since (an RTC reset, an NTP correction) and would otherwise lengthen
+    /// the wait by the step. Unchanged when the wait is within bounds.
+    public func cappedToClock(now: Int64, policy: LockoutPolicy) -> FailureCounter {
+        guard let lockedUntil else { return self }
+        let (latest, overflow) = now.addingReportingOverflow(max(policy.throttleMaxSeconds, 0))
+        guard !overflow, lockedUntil > latest else { return self }
+        return FailureCounter(failedAttempts: failedAttempts, lockedUntil: latest)
     }
 
     /// The pessimistic record to write durably before the PIN is checked: one more

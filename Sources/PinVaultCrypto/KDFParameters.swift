@@ -23,8 +23,22 @@ public struct KDFParameters: Hashable, Sendable {
     }
 
     /// True when `self` costs less than `other` in either dimension: a record sealed
-    /// with `self` is re-sealed with `other` on its next successful use.
+    /// with `self` is re-sealed with `upgraded(to: other)` on its next successful use.
     public func isWeaker(than other: KDFParameters) -> Bool {
         opslimit < other.opslimit || memlimit < other.memlimit
+    }
+
+    /// What a record sealed with `self` is re-sealed with when the configuration asks for
+    /// `configured`: the larger of each cost, so that an upgrade never lowers one. A record
+    /// at (4 passes, 64 MiB) under a configuration of (3, 128 MiB) becomes (4, 128 MiB).
+    /// Equal to `self` when nothing is to be upgraded.
+    public func upgraded(to configured: KDFParameters) -> KDFParameters {
+        KDFParameters(opslimit: max(opslimit, configured.opslimit), memlimit: max(memlimit, configured.memlimit))
+    }
+
+    /// True when either cost is above `maximum`'s: a record naming such costs was not
+    /// sealed by this configuration's history and is refused before any KDF runs.
+    public func exceeds(_ maximum: KDFParameters) -> Bool {
+        opslimit > maximum.opslimit || memlimit > maximum.memlimit
     }
 }

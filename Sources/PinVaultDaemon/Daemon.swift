@@ -107,17 +107,18 @@ public enum Daemon {
         }
 
         let pepper: Pepper
+        let source: PepperSource
         do {
-            let (loaded, source) = try PepperFile.load(
+            (pepper, source) = try PepperFile.load(
                 credentialsDirectory: ProcessEnvironment.value("CREDENTIALS_DIRECTORY"),
                 stateDirectory: stateDirectory,
                 recordsExist: recordCount > 0
             )
-            pepper = loaded
             logger.info("pepper loaded", metadata: ["source": "\(source)"])
         } catch {
             throw StartupError("pepper: \(error)")
         }
+        try checkPepper(pepper, from: source, against: store, logger: logger)
 
         let limits = try serverLimits(configuration)
         let exitOnIdle = configuration.server.exitOnIdleSeconds
@@ -167,6 +168,38 @@ public enum Daemon {
             logger.notice("stopped after server.exit_on_idle_seconds with nothing to do; the socket stays with systemd")
         }
         return .success
+    }
+
+    /// Refuses a pepper the vault's records were not sealed with (every right PIN would
+    /// count as wrong, and `on_max_attempts = "wipe"` would delete them in ordinary
+    /// use); records the check value of the first pepper a vault starts with.
+    private static func checkPepper(_ pepper: Pepper, from source: PepperSource, against store: VaultStore, logger: Logger) throws {
+        let verdict: VaultStore.PepperVerdict
+        do {
+            verdict = try store.checkPepper(pepper)
+        } catch {
+            throw StartupError("pepper check in \(store.path): \(error)")
+        }
+        switch verdict {
+        case .matches:
+            break
+        case .recorded(let records) where records > 0:
+            logger.notice("the vault had no pepper check value (written before PinVault kept one): recorded the check value of the pepper it started with; from now on a start with another pepper is refused", metadata: [
+                "source": "\(source)", "credentials": "\(records)", "vault": "\(store.path)",
+            ])
+        case .recorded:
+            logger.info("recorded the check value of the pepper in the new vault", metadata: ["source": "\(source)"])
+        case .replacedOnEmptyVault:
+            logger.notice("the vault holds no credentials and recorded another pepper: recorded the check value of this one instead", metadata: [
+                "source": "\(source)", "vault": "\(store.path)",
+            ])
+        case .mismatch(let records):
+            throw StartupError(
+                "pepper \(source.path) does not match the pepper the \(records) credential(s) in \(store.path) were sealed with "
+                    + "(its recorded check value differs): no PIN would open them, and each right PIN would count as wrong. "
+                    + "Restore the pepper they were sealed with (docs/OPERATIONS.md, \"The pepper\")."
+            )
+        }
     }
 
     private static func serverLimits(_ configuration: DaemonConfiguration) throws -> ServerLimits {

@@ -9,22 +9,29 @@ extension VaultEngine {
     func authenticate(_ call: Call, user: String, keyId: KeyID?, pin: SecretBytes, challenge: [UInt8], ownerUid: UInt32?) {
         guard ownerUid == nil || call.caller.isAdmin else { return call.finish(.failure(.permissionDenied)) }
         let owner = ownerUid ?? call.caller.uid
-        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin) { [self] record, seed throws(VaultError) in
-            try signed(challenge, pin: pin, record: record, seed: seed, call: call)
+        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin) { [self] record, seed, wrongPins throws(VaultError) in
+            try signed(challenge, pin: pin, record: record, seed: seed, failedAttemptsCleared: wrongPins, call: call)
         }
     }
 
     /// Signs `challenge`, clears the count, notes the use, and re-seals a record
-    /// weaker than today's KDF parameters while its seed is open (upgrade on use).
+    /// weaker than today's KDF parameters while its seed is open (upgrade on use), at
+    /// the larger of each cost: a record stronger in one dimension keeps that strength.
     private func signed(
-        _ challenge: [UInt8], pin: SecretBytes, record: CredentialRecord, seed: SecretBytes, call: Call
+        _ challenge: [UInt8], pin: SecretBytes, record: CredentialRecord, seed: SecretBytes,
+        failedAttemptsCleared: Int, call: Call
     ) throws(VaultError) -> VaultResult {
         let signature = try crypto(call) { () throws(CryptoError) in
             let keyPair = try SigningKeyPair(seed: seed)
             return try challenge.withUnsafeBytes { bytes in Result { () throws(CryptoError) in try keyPair.sign(bytes) } }.get()
         }
-        let upgraded: SealedSeed? = record.sealed.header.kdf.isWeaker(than: settings.kdf)
-            ? try sealSeed(seed, pin: pin, ownerUid: record.ownerUid, user: record.user, keyId: record.keyId, call: call)
+        let sealedWith = record.sealed.header.kdf
+        let upgradedTo = sealedWith.upgraded(to: settings.kdf)
+        let upgraded: SealedSeed? = upgradedTo != sealedWith
+            ? try sealSeed(
+                seed, pin: pin, ownerUid: record.ownerUid, user: record.user, keyId: record.keyId,
+                parameters: upgradedTo, call: call
+            )
             : nil
         let time = now()
         let resealed: Bool = try write(call) { writer in
@@ -44,7 +51,8 @@ extension VaultEngine {
             keyId: record.keyId,
             publicKey: record.publicKey,
             signature: signature,
-            pinPolicyOutdated: !settings.policy.violations(of: pin).isEmpty
+            pinPolicyOutdated: !settings.policy.violations(of: pin).isEmpty,
+            failedAttemptsCleared: failedAttemptsCleared
         )
     }
 
@@ -53,7 +61,7 @@ extension VaultEngine {
         let violations = settings.policy.violations(of: newPin, current: currentPin)
         guard violations.isEmpty else { return call.finish(.failure(.pinPolicyViolation(violations))) }
         let owner = call.caller.uid
-        withPin(call, owner: owner, user: user, keyId: keyId, pin: currentPin) { [self] record, seed throws(VaultError) in
+        withPin(call, owner: owner, user: user, keyId: keyId, pin: currentPin) { [self] record, seed, wrongPins throws(VaultError) in
             let resealed = try sealSeed(seed, pin: newPin, ownerUid: owner, user: record.user, keyId: record.keyId, call: call)
             let updated: CredentialRecord = try write(call) { writer in
                 guard let current = try writer.credential(keyId: record.keyId) else {
@@ -66,7 +74,7 @@ extension VaultEngine {
                 return updated
             }
             audit.record(.pinChanged, caller: call.caller, keyId: record.keyId)
-            return .credential(view(of: updated))
+            return .pinChanged(view(of: updated), failedAttemptsCleared: wrongPins)
         }
     }
 }

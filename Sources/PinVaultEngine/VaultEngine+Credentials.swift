@@ -39,6 +39,10 @@ extension VaultEngine {
         if try reader.count(ownerUid: owner) >= settings.maxCredentialsPerUid {
             throw VaultError.tooManyCredentials(limit: settings.maxCredentialsPerUid)
         }
+        // Per-uid limits do not bound a user holding many uids (a subordinate range).
+        if try reader.totalCount() >= settings.maxCredentialsTotal {
+            throw VaultError.tooManyCredentials(limit: settings.maxCredentialsTotal)
+        }
     }
 
     func list(_ call: Call, user: String?, ownerUid: UInt32?) {

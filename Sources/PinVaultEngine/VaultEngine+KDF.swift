@@ -11,15 +11,16 @@ extension VaultEngine {
         return try SeedSealer.open(sealed, pin: pin, pepper: pepper)
     }
 
-    /// Seals `seed` under `pin` with `settings.kdf`: one Argon2id evaluation.
+    /// Seals `seed` under `pin` with `parameters` (`settings.kdf` when nil): one Argon2id evaluation.
     func sealSeed(
-        _ seed: SecretBytes, pin: SecretBytes, ownerUid: UInt32, user: String, keyId: KeyID, call: Call
+        _ seed: SecretBytes, pin: SecretBytes, ownerUid: UInt32, user: String, keyId: KeyID,
+        parameters: KDFParameters? = nil, call: Call
     ) throws(VaultError) -> SealedSeed {
         stats.kdfEvaluated()
         return try crypto(call) { () throws(CryptoError) in
             try SeedSealer.seal(
                 seed: seed, pin: pin, pepper: pepper, ownerUid: ownerUid,
-                user: user, keyId: keyId, parameters: settings.kdf
+                user: user, keyId: keyId, parameters: parameters ?? settings.kdf
             )
         }
     }

@@ -9,11 +9,16 @@ extension VaultEngine {
     /// Runs a PIN-taking request, in order: on the store queue, `admit` finds the
     /// credential and refuses it (no KDF, nothing counted) when it cannot take a PIN
     /// now; on a KDF thread, the attempt is counted durably, the PIN checked, the count
-    /// settled, and `body` runs with the credential and its opened seed. A right PIN
-    /// whose `body` fails leaves the count cleared all the same.
+    /// settled, and `body` runs with the credential, its opened seed, and
+    /// `failedAttemptsCleared`. A right PIN whose `body` fails leaves the count cleared
+    /// all the same.
+    ///
+    /// `failedAttemptsCleared` is the one definition every PIN call that succeeds
+    /// answers (DESIGN §15): the wrong PINs this success cleared, that is the
+    /// credential's `failedAttempts` just before this attempt was counted.
     func withPin(
         _ call: Call, owner: UInt32, user: String, keyId: KeyID?, pin: SecretBytes,
-        _ body: @escaping @Sendable (CredentialRecord, SecretBytes) throws(VaultError) -> VaultResult
+        _ body: @escaping @Sendable (CredentialRecord, SecretBytes, _ failedAttemptsCleared: Int) throws(VaultError) -> VaultResult
     ) {
         onStore(call) { [self] () throws(VaultError) -> VaultResult? in
             let admitted = try admit(call, owner: owner, user: user, keyId: keyId)
@@ -38,7 +43,7 @@ extension VaultEngine {
 
     func refusal(for record: CredentialRecord, at now: Int64) -> Refusal? {
         if let pending = record.pendingUnregistration, pending.expiresAt > now {
-            return .refuse(.unregistrationPending(expiresAt: pending.expiresAt))
+            return .refuse(.unregistrationPending(expiresAt: latestExpiry(pending.expiresAt, at: now)))
         }
         switch counter(of: record).gate(now: now, policy: settings.lockout) {
         case .open:
@@ -68,7 +73,9 @@ extension VaultEngine {
     /// now. Refusals here cost no KDF and count nothing.
     func admit(_ call: Call, owner: UInt32, user: String, keyId: KeyID?) throws(VaultError) -> CredentialRecord {
         let now = now()
-        let record = try read(call) { try resolve($0, owner: owner, user: user, keyId: keyId) }
+        let found = try read(call) { try resolve($0, owner: owner, user: user, keyId: keyId) }
+        try refuseTamperedCosts(found, call: call)
+        let record = try writeCappedTimes(of: found, at: now, call: call)
         switch refusal(for: record, at: now) {
         case nil:
             return record
@@ -77,6 +84,19 @@ extension VaultEngine {
         case .wipe:
             try wipeExhausted(record.keyId, call: call)
         }
+    }
+
+    /// Refuses a record whose KDF costs exceed `kdf.max_*` (edited outside the daemon:
+    /// such a header does not open, and Argon2id at 2^32 - 1 passes would tie a KDF
+    /// thread up for hours) before anything is counted or run.
+    func refuseTamperedCosts(_ record: CredentialRecord, call: Call) throws(VaultError) {
+        let costs = record.sealed.header.kdf
+        guard costs.exceeds(settings.kdfMaximum) else { return }
+        logger.error("credential record names KDF costs beyond kdf.max_opslimit/kdf.max_memlimit_mib: refused without a KDF, nothing counted; was vault.sqlite edited?", metadata: [
+            "uid": "\(call.caller.uid)", "keyId": "\(record.keyId.hex)",
+            "opslimit": "\(costs.opslimit)", "memlimit": "\(costs.memlimit)",
+        ])
+        throw .internalError
     }
 
     /// An attempt counted durably, its PIN not yet checked.
@@ -102,8 +122,13 @@ extension VaultEngine {
         let now = now()
         enum Start { case counted(CountedAttempt), refused(VaultError), wiped }
         let start: Start = try write(call) { writer in
-            guard let record = try writer.credential(keyId: keyId), record.ownerUid == owner else {
+            guard var record = try writer.credential(keyId: keyId), record.ownerUid == owner else {
                 throw VaultError.noSuchCredential
+            }
+            try refuseTamperedCosts(record, call: call)
+            if let capped = cappedToClock(record, at: now) {
+                try writer.update(capped)
+                record = capped
             }
             switch refusal(for: record, at: now) {
             case nil:
@@ -144,16 +169,18 @@ extension VaultEngine {
         }
     }
 
-    /// Verifies `pin`, then runs `body` with the credential and its seed. When `body`
-    /// fails after a right PIN (a store error, a lost race), the attempt `verify`
-    /// counted is cleared all the same: only a wrong PIN may count.
+    /// Verifies `pin`, then runs `body` with the credential, its seed and the wrong PINs
+    /// this success clears (`withPin`). When `body` fails after a right PIN (a store
+    /// error, a lost race), the attempt counted is cleared all the same: only a wrong
+    /// PIN may count.
     func withVerifiedPin(
         _ pin: SecretBytes, keyId: KeyID, owner: UInt32, call: Call,
-        _ body: (CredentialRecord, SecretBytes) throws(VaultError) -> VaultResult
+        _ body: (CredentialRecord, SecretBytes, _ failedAttemptsCleared: Int) throws(VaultError) -> VaultResult
     ) throws(VaultError) -> VaultResult {
-        let (record, seed) = try verify(pin, keyId: keyId, owner: owner, call: call)
+        let attempt = try countAttempt(keyId: keyId, owner: owner, call: call)
+        let (record, seed) = try check(pin, attempt, call: call)
         do {
-            return try body(record, seed)
+            return try body(record, seed, attempt.before.failedAttempts)
         } catch {
             try? rewriteCounter(of: record, to: .cleared, call: call)
             throw error

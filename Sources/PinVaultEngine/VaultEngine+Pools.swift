@@ -17,7 +17,7 @@ extension VaultEngine {
     /// refusal comes before anything was counted. A call whose peer left before its
     /// turn is dropped unrun: no PIN was checked.
     func onKDF(_ call: Call, _ work: @escaping @Sendable () throws(VaultError) -> VaultResult) throws(VaultError) {
-        let admission = kdfPool.submitAnswering(uid: call.caller.uid, isCancelled: call.isCancelled) {
+        let admission = kdfPool.submitAnswering(uid: call.caller.uid, isAdmin: call.caller.isAdmin, isCancelled: call.isCancelled) {
             Self.run(call, work)
         }
         if case .busy(let milliseconds) = admission {

@@ -10,18 +10,19 @@ extension VaultEngine {
             guard call.caller.isAdmin else { return call.finish(.failure(.permissionDenied)) }
             onStore(call) { [self] () throws(VaultError) -> VaultResult? in
                 let record = try read(call) { try resolve($0, owner: owner, user: user, keyId: keyId) }
-                return try markPending(record.keyId, call: call, clearingFailures: false)
+                return try markPending(record.keyId, call: call, clearingFailures: nil)
             }
             return
         }
-        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin) { [self] record, _ throws(VaultError) in
-            try markPending(record.keyId, call: call, clearingFailures: true)
+        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin) { [self] record, _, wrongPins throws(VaultError) in
+            try markPending(record.keyId, call: call, clearingFailures: wrongPins)
         }
     }
 
     /// Stores the hash of a fresh token with its expiry; the token itself goes only
-    /// to the caller.
-    private func markPending(_ keyId: KeyID, call: Call, clearingFailures: Bool) throws(VaultError) -> VaultResult {
+    /// to the caller. After a right PIN, `clearingFailures` is the wrong PINs it
+    /// cleared (the count is cleared); nil for an admin's call without a PIN.
+    private func markPending(_ keyId: KeyID, call: Call, clearingFailures: Int?) throws(VaultError) -> VaultResult {
         let (token, tokenHash) = try crypto(call) { () throws(CryptoError) in
             let token = try UnregistrationToken.generate()
             return (token, try UnregistrationToken.hash(token))
@@ -31,14 +32,16 @@ extension VaultEngine {
         try write(call) { writer in
             guard let record = try writer.credential(keyId: keyId) else { throw VaultError.noSuchCredential }
             if let existing = record.pendingUnregistration, existing.expiresAt > time {
-                throw VaultError.unregistrationPending(expiresAt: existing.expiresAt)
+                throw VaultError.unregistrationPending(expiresAt: latestExpiry(existing.expiresAt, at: time))
             }
-            var updated = clearingFailures ? cleared(record) : record
+            var updated = clearingFailures != nil ? cleared(record) : record
             updated.pendingUnregistration = pending
             try writer.update(updated)
         }
         audit.record(.unregisterBegin, caller: call.caller, keyId: keyId)
-        return .unregistrationBegun(keyId: keyId, token: token, expiresAt: pending.expiresAt)
+        return .unregistrationBegun(
+            keyId: keyId, token: token, expiresAt: pending.expiresAt, failedAttemptsCleared: clearingFailures ?? 0
+        )
     }
 
     func finishUnregister(_ call: Call, keyId: KeyID, token: SecretBytes, commit: Bool) {
@@ -72,20 +75,20 @@ extension VaultEngine {
         guard let pin else {
             guard call.caller.isAdmin else { return call.finish(.failure(.permissionDenied)) }
             onStore(call) { [self] () throws(VaultError) -> VaultResult? in
-                try deleteAccount(owner: owner, user: user, call: call)
+                try deleteAccount(owner: owner, user: user, failedAttemptsCleared: 0, call: call)
             }
             return
         }
-        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin) { [self] _, _ throws(VaultError) in
-            try deleteAccount(owner: owner, user: user, call: call)
+        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin) { [self] _, _, wrongPins throws(VaultError) in
+            try deleteAccount(owner: owner, user: user, failedAttemptsCleared: wrongPins, call: call)
         }
     }
 
     /// Deletes every credential of `user` for `owner`, in one transaction.
-    private func deleteAccount(owner: UInt32, user: String, call: Call) throws(VaultError) -> VaultResult {
+    private func deleteAccount(owner: UInt32, user: String, failedAttemptsCleared: Int, call: Call) throws(VaultError) -> VaultResult {
         let deleted = try write(call) { try $0.deleteAll(ownerUid: owner, user: user) }
         guard !deleted.isEmpty else { throw .noSuchCredential }
         audit.record(.accountWiped, caller: call.caller, ownerUid: owner, count: deleted.count)
-        return .wiped(user: user, deletedKeyIds: deleted)
+        return .wiped(user: user, deletedKeyIds: deleted, failedAttemptsCleared: failedAttemptsCleared)
     }
 }

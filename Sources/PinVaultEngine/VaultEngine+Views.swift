@@ -4,8 +4,10 @@ import PinVaultStore
 /// Stored records as callers see them.
 extension VaultEngine {
     /// `record` with the state the lockout rules give it at `time` (now by default).
-    func view(of record: CredentialRecord, at time: Int64? = nil) -> CredentialView {
+    func view(of stored: CredentialRecord, at time: Int64? = nil) -> CredentialView {
         let time = time ?? now()
+        // Times beyond their bounds from now come from a clock stepped back: shown capped.
+        let record = cappedToClock(stored, at: time) ?? stored
         let counter = counter(of: record)
         let pendingUntil = record.pendingUnregistration.map(\.expiresAt).flatMap { $0 > time ? $0 : nil }
         let state: CredentialView.State

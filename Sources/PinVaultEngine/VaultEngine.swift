@@ -26,9 +26,14 @@ public final class VaultEngine: Sendable {
         public var lockout: LockoutPolicy
         /// Parameters for new seals; weaker records are upgraded on use.
         public var kdf: KDFParameters
+        /// The largest costs a stored record may name (`kdf.max_opslimit`,
+        /// `kdf.max_memlimit_mib`); a record beyond them is refused before any KDF.
+        public var kdfMaximum: KDFParameters
         public var unregisterExpirySeconds: Int64
         public var maxCredentialsPerUser: Int
         public var maxCredentialsPerUid: Int
+        /// Credentials of every uid together (`credentials.max_total`).
+        public var maxCredentialsTotal: Int
         /// KDF threads (at least 1), jobs waiting at most, and per uid (waiting or running).
         public var kdfThreads: Int
         public var kdfQueueMax: Int
@@ -38,16 +43,19 @@ public final class VaultEngine: Sendable {
         public var storeQueuePerUid: Int
 
         public init(
-            policy: PinPolicy, lockout: LockoutPolicy, kdf: KDFParameters, unregisterExpirySeconds: Int64,
-            maxCredentialsPerUser: Int, maxCredentialsPerUid: Int,
+            policy: PinPolicy, lockout: LockoutPolicy, kdf: KDFParameters,
+            kdfMaximum: KDFParameters = KDFParameters(opslimit: 16, memlimit: 1 << 30), unregisterExpirySeconds: Int64,
+            maxCredentialsPerUser: Int, maxCredentialsPerUid: Int, maxCredentialsTotal: Int = 100_000,
             kdfThreads: Int, kdfQueueMax: Int, kdfQueuePerUid: Int, storeQueueMax: Int, storeQueuePerUid: Int
         ) {
             self.policy = policy
             self.lockout = lockout
             self.kdf = kdf
+            self.kdfMaximum = kdfMaximum
             self.unregisterExpirySeconds = unregisterExpirySeconds
             self.maxCredentialsPerUser = maxCredentialsPerUser
             self.maxCredentialsPerUid = maxCredentialsPerUid
+            self.maxCredentialsTotal = maxCredentialsTotal
             self.kdfThreads = kdfThreads
             self.kdfQueueMax = kdfQueueMax
             self.kdfQueuePerUid = kdfQueuePerUid
@@ -83,12 +91,21 @@ public final class VaultEngine: Sendable {
         self.now = now
         kdfPool = try WorkPool(
             name: "pv-kdf", threads: settings.kdfThreads,
-            queueMax: settings.kdfQueueMax, perUidMax: settings.kdfQueuePerUid
+            queueMax: settings.kdfQueueMax, perUidMax: settings.kdfQueuePerUid,
+            adminReserve: Self.kdfAdminReserve(queueMax: settings.kdfQueueMax, perUid: settings.kdfQueuePerUid)
         )
         storeQueue = try WorkPool(
             name: "pv-store", threads: 1,
             queueMax: settings.storeQueueMax, perUidMax: settings.storeQueuePerUid
         )
+    }
+
+    /// The KDF queue places kept for admins: one uid's quota, at most a quarter of the
+    /// queue (8 of 64 by default), so that nine uids of one user cannot fill it against
+    /// root. The store queue needs none: it holds one call per connection, and the
+    /// transport keeps connections for admins.
+    static func kdfAdminReserve(queueMax: Int, perUid: Int) -> Int {
+        min(perUid, queueMax / 4)
     }
 
     /// KDF threads running.

@@ -7,11 +7,17 @@ public enum VaultResult: Sendable {
     case checkPin(violations: [PinViolation])
     case credential(CredentialView)
     case credentials([CredentialView])
-    case authenticated(keyId: KeyID, publicKey: [UInt8], signature: [UInt8], pinPolicyOutdated: Bool)
+    /// `failedAttemptsCleared`, here and below: the wrong PINs this call's right PIN
+    /// cleared (`VaultEngine.withPin`); 0 when no PIN was checked.
+    case authenticated(
+        keyId: KeyID, publicKey: [UInt8], signature: [UInt8], pinPolicyOutdated: Bool, failedAttemptsCleared: Int
+    )
+    /// ChangePin: the credential under its new PIN.
+    case pinChanged(CredentialView, failedAttemptsCleared: Int)
     /// The token is secret: a door writes it into its reply straight from secret memory.
-    case unregistrationBegun(keyId: KeyID, token: SecretBytes, expiresAt: Int64)
+    case unregistrationBegun(keyId: KeyID, token: SecretBytes, expiresAt: Int64, failedAttemptsCleared: Int)
     case empty
-    case wiped(user: String, deletedKeyIds: [KeyID])
+    case wiped(user: String, deletedKeyIds: [KeyID], failedAttemptsCleared: Int)
     case reset(deletedCount: Int)
     case stats(EngineStats.Snapshot)
 }

@@ -6,7 +6,9 @@ import PinVaultSystem
 /// This is the KDF pool (`[kdf]` in docs/OPERATIONS.md): at most `threads` jobs run at once (so memory
 /// stays under threads × memlimit), at most `queueMax` wait, and one uid holds at
 /// most `perUidMax` jobs, waiting or running. Past any bound `submit` answers `.busy`
-/// at once, with a hint of when to retry; nothing ever blocks the event loop.
+/// at once, with a hint of when to retry; nothing ever blocks the event loop. The last
+/// `adminReserve` places of the queue are kept for admins' jobs, so that a user holding
+/// many uids (each within its quota) cannot fill the queue against root.
 /// Waiting jobs run round-robin between uids, each uid's own in order (`FairQueue`),
 /// so that uids hogging the queue delay another uid's job by about one job each.
 ///
@@ -40,6 +42,8 @@ final class WorkPool: @unchecked Sendable {
     let threadCount: Int
     private let queueMax: Int
     private let perUidMax: Int
+    /// Places of `queueMax` only admins' jobs may take.
+    let adminReserve: Int
     private let lock = ConditionLock()
     /// A taken job leaves the queue at once: its closure holds the request's
     /// secrets, which must go (and be zeroed) as soon as the job has run.
@@ -52,11 +56,12 @@ final class WorkPool: @unchecked Sendable {
     /// ones, dropped in no time), for the retry hint.
     private var meanJobMilliseconds = 100.0
 
-    init(name: String, threads: Int, queueMax: Int, perUidMax: Int) throws(SystemError) {
+    init(name: String, threads: Int, queueMax: Int, perUidMax: Int, adminReserve: Int = 0) throws(SystemError) {
         self.name = name
         self.threadCount = max(threads, 1)
         self.queueMax = queueMax
         self.perUidMax = perUidMax
+        self.adminReserve = min(max(adminReserve, 0), max(queueMax - 1, 0))
         var started: [WorkerThread] = []
         for index in 0..<threadCount {
             started.append(try WorkerThread.spawn(name: "\(name)-\(index)") { [self] in work() })
@@ -64,8 +69,11 @@ final class WorkPool: @unchecked Sendable {
         lock.withLock { self.threads = started }
     }
 
-    func submit(uid: UInt32, isCancelled: @escaping @Sendable () -> Bool = { false }, _ run: @escaping @Sendable () -> Void) -> Admission {
-        submitAnswering(uid: uid, isCancelled: isCancelled) {
+    func submit(
+        uid: UInt32, isAdmin: Bool = false, isCancelled: @escaping @Sendable () -> Bool = { false },
+        _ run: @escaping @Sendable () -> Void
+    ) -> Admission {
+        submitAnswering(uid: uid, isAdmin: isAdmin, isCancelled: isCancelled) {
             run()
             return nil
         }
@@ -77,12 +85,14 @@ final class WorkPool: @unchecked Sendable {
     /// counted against its quota (a spurious `Busy`). Once `isCancelled` answers
     /// true, the job is dropped unrun if it has not begun.
     func submitAnswering(
-        uid: UInt32, isCancelled: @escaping @Sendable () -> Bool = { false }, _ run: @escaping @Sendable () -> Answer?
+        uid: UInt32, isAdmin: Bool = false, isCancelled: @escaping @Sendable () -> Bool = { false },
+        _ run: @escaping @Sendable () -> Answer?
     ) -> Admission {
         lock.withLock {
             dropCancelled()
             let waiting = queue.count
-            guard !stopping, waiting < queueMax, perUid[uid, default: 0] < perUidMax else {
+            let room = isAdmin ? queueMax : queueMax - adminReserve
+            guard !stopping, waiting < room, perUid[uid, default: 0] < perUidMax else {
                 let ahead = Double(waiting + running + 1) / Double(threadCount)
                 return .busy(retryAfterMilliseconds: max(50, Int((ahead * meanJobMilliseconds).rounded(.up))))
             }

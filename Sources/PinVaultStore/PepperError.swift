@@ -17,6 +17,9 @@ public struct PepperError: Error, Equatable, Sendable, CustomStringConvertible {
         case accessibleByOthers(mode: UInt32)
         /// No pepper file, but the vault holds records: a new pepper would lock them out.
         case missingWithRecords
+        /// The credential's pepper differs from the one in this state file: at most one
+        /// of them is the vault's, and the daemon cannot tell which.
+        case differsFromStateFile(String)
         /// A system call failed.
         case system(SystemError)
         /// Secret memory or randomness could not be had.
@@ -42,6 +45,9 @@ public struct PepperError: Error, Equatable, Sendable, CustomStringConvertible {
         case .accessibleByOthers(let mode): why = "mode \(FileStatus.octal(mode)) gives group or others access"
         case .missingWithRecords:
             why = "missing while the vault holds credentials; restore it (a new pepper would make them unopenable)"
+        case .differsFromStateFile(let statePath):
+            why = "differs from the pepper in \(statePath); at most one of them is the one the credentials were sealed "
+                + "with: keep the right one and remove the other (pinvaultd refuses to guess)"
         case .system(let error): why = error.description
         case .crypto(let error): why = "secret memory unavailable (\(error))"
         }

@@ -13,7 +13,9 @@ public enum PepperFile {
     public static let stateFileName = "pepper"
 
     /// If `credentialsDirectory` (the value of `$CREDENTIALS_DIRECTORY`, may be nil)
-    /// holds `pinvault.pepper`, reads it: exactly 32 bytes, or an error. Otherwise reads
+    /// holds `pinvault.pepper`, reads it: exactly 32 bytes, or an error; and when
+    /// `<stateDirectory>/pepper` exists too, it must hold the same bytes (else
+    /// `.differsFromCredential`: one of the two is not the vault's). Otherwise reads
     /// `<stateDirectory>/pepper` (regular file, no symlink, owned by the effective uid, no
     /// group or other permission bits, exactly 32 bytes). When that is absent it refuses
     /// if `recordsExist`; else creates it `O_CREAT|O_EXCL|O_NOFOLLOW` 0600 with 32 random
@@ -26,6 +28,10 @@ public enum PepperFile {
         if let credentialsDirectory, !credentialsDirectory.isEmpty {
             let path = credentialsDirectory + "/" + credentialName
             if let pepper = try read(path: path, mustBePrivate: false) {
+                let statePath = stateDirectory + "/" + stateFileName
+                if let statePepper = try read(path: statePath, mustBePrivate: true), !statePepper.isSame(as: pepper) {
+                    throw PepperError(path: path, reason: .differsFromStateFile(statePath))
+                }
                 return (pepper, .credentials(path: path))
             }
         }

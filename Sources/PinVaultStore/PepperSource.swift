@@ -6,4 +6,11 @@ public enum PepperSource: Equatable, Sendable {
     case stateFile(path: String)
     /// A new `<state>/pepper`, made on this start.
     case created(path: String)
+
+    /// The pepper's file.
+    public var path: String {
+        switch self {
+        case .credentials(let path), .stateFile(let path), .created(let path): path
+        }
+    }
 }

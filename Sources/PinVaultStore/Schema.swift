@@ -36,6 +36,16 @@ enum Schema {
             """,
             "CREATE INDEX credentials_owner_user ON credentials (owner_uid, user)",
         ]),
+        // v2: facts about the vault as a whole, one row each (docs/FORMAT.md §7). The
+        // first is `pepper_check`, written by the first start under this schema.
+        Step(statements: [
+            """
+            CREATE TABLE vault_metadata (
+                name TEXT NOT NULL PRIMARY KEY,
+                value BLOB NOT NULL
+            ) STRICT
+            """,
+        ]),
     ]
 
     /// The version after every step has run.

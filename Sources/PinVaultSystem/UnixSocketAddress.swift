@@ -66,15 +66,26 @@ public enum UnixSocket {
     /// not exist; the caller listens on it (a server) or receives on it (`sd_notify`'s
     /// receiver). `nonBlocking` for an event loop. The error names the path
     /// (`bind PATH: Address already in use`).
-    public static func bind(path: String, type: __socket_type = SOCK_STREAM, nonBlocking: Bool = false) throws(SystemError) -> Int32 {
+    ///
+    /// `mode`, when given, is the socket file's permission bits, given at bind and never
+    /// set afterwards by path (a `chmod(path)` after `bind` would follow a symlink swapped
+    /// into the directory meanwhile): the kernel makes the file with mode 0777 less the
+    /// umask, so the umask is `~mode` for the instant of the bind. (An `fchmod` of the
+    /// socket before bind would not do: the umask still applies.) The umask is the
+    /// process's: bind with a mode at start-up, before other threads make files.
+    public static func bind(
+        path: String, type: __socket_type = SOCK_STREAM, nonBlocking: Bool = false, mode: mode_t? = nil
+    ) throws(SystemError) -> Int32 {
         let address = try UnixSocketAddress.of(path: path, for: "bind \(path)")
         let flags = Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
         let fd = try Syscall.run("socket") { socket(AF_UNIX, Int32(type.rawValue) | flags, 0) }
+        let previous = mode.map { umask(~$0 & 0o777) }
         let bound = address.withSockaddr { Glibc.bind(fd, $0, $1) }
+        let code = errno
+        if let previous { umask(previous) }
         guard bound == 0 else {
-            let error = SystemError.last("bind \(path)")
             close(fd)
-            throw error
+            throw SystemError(call: "bind \(path)", errno: code)
         }
         return fd
     }

@@ -83,6 +83,9 @@ extension EventLoop {
         if connections.count >= limits.maxConnections {
             return "server.max_connections reached"
         }
+        if !peer.isAdmin && connections.count >= limits.maxConnections - limits.adminReservedConnections {
+            return "server.max_connections reached for non-admins (the last \(limits.adminReservedConnections) are kept for admins)"
+        }
         if perUid[peer.uid, default: 0] >= limits.maxConnectionsPerUid {
             return "server.max_connections_per_uid reached"
         }

@@ -4,6 +4,10 @@
 public struct ServerLimits: Sendable {
     public var maxConnections: Int
     public var maxConnectionsPerUid: Int
+    /// The last places under `maxConnections` that only admins may take, so that a user
+    /// holding many uids (a subordinate uid range) cannot shut root and the admin group
+    /// out: 16, or a quarter of `maxConnections` when that is under 64.
+    public var adminReservedConnections: Int
     public var idleTimeoutSeconds: Int
     /// After this long with no connection and no work, `run` returns (`.idle`); 0 never.
     public var exitOnIdleSeconds: Int
@@ -19,10 +23,16 @@ public struct ServerLimits: Sendable {
     ) {
         self.maxConnections = maxConnections
         self.maxConnectionsPerUid = maxConnectionsPerUid
+        self.adminReservedConnections = Self.adminReserve(maxConnections: maxConnections)
         self.idleTimeoutSeconds = idleTimeoutSeconds
         self.exitOnIdleSeconds = exitOnIdleSeconds
         self.allowedGroups = allowedGroups
         self.adminGroup = adminGroup
         self.shutdownGraceSeconds = shutdownGraceSeconds
+    }
+
+    /// `adminReservedConnections` for `maxConnections`.
+    public static func adminReserve(maxConnections: Int) -> Int {
+        min(16, max(maxConnections, 0) / 4)
     }
 }

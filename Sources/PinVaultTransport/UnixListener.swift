@@ -4,42 +4,68 @@ import PinVaultSystem
 
 /// The listening Unix stream socket: bound by the daemon itself, or inherited from
 /// systemd (`LISTEN_FDS`). Only a socket the daemon bound is unlinked at shutdown.
+///
+/// A bound socket holds `<path>.lock` (`FileLock`) for its whole life, so that of two
+/// daemons starting at once only one ever replaces a stale socket or binds the path:
+/// without it, the second could find the first's socket bound but not yet listening
+/// (`ECONNREFUSED`: "stale"), unlink it, and leave the first serving a socket nobody
+/// can reach.
 public final class UnixListener: @unchecked Sendable {
     public let fd: Int32
     /// The path to unlink at close; nil for an inherited socket.
     private let ownedPath: String?
+    /// Held while `ownedPath` is ours.
+    private let lock: FileLock?
     private var closed = false
 
-    private init(fd: Int32, ownedPath: String?) {
+    private init(fd: Int32, ownedPath: String?, lock: FileLock? = nil) {
         self.fd = fd
         self.ownedPath = ownedPath
+        self.lock = lock
     }
+
+    /// The lock file beside a socket the daemon binds.
+    public static func lockPath(for path: String) -> String { path + ".lock" }
 
     deinit { close() }
 
     /// Binds `path` with `mode`. Makes the parent directory (0755) when missing;
-    /// replaces a stale socket file; refuses a live socket or any other kind of file.
+    /// takes `<path>.lock` (refusing when another daemon holds it); replaces a stale
+    /// socket file; refuses a live socket or any other kind of file.
+    ///
+    /// The mode is given at bind, never set afterwards by path (`UnixSocket.bind`): a
+    /// `chmod(path)` after `bind` would follow a symlink swapped into the directory
+    /// meanwhile onto another file. Bind at start-up, before other threads make files.
     public static func bind(path: String, mode: mode_t) throws(ListenerError) -> UnixListener {
         guard UnixSocketAddress(path: path) != nil else {
             throw .invalidPath(path, "must be 1–\(UnixSocketAddress.maxPathBytes) bytes")
         }
         try makeParentDirectory(of: path)
+        let lockPath = lockPath(for: path)
+        let lock: FileLock
+        do {
+            guard let taken = try FileLock.tryExclusive(path: lockPath) else { throw ListenerError.lockHeld(path, lock: lockPath) }
+            lock = taken
+        } catch let error as ListenerError {
+            throw error
+        } catch {
+            throw .system(error as? SystemError ?? SystemError(call: "flock", errno: EIO))
+        }
         try removeStaleSocket(at: path)
 
         let fd: Int32
         do {
-            fd = try UnixSocket.bind(path: path, nonBlocking: true)
+            fd = try UnixSocket.bind(path: path, nonBlocking: true, mode: mode)
         } catch {
             throw .system(error)
         }
-        // The umask (077) shaped the file; set the mode the configuration asks for.
-        guard chmod(path, mode) == 0, listen(fd, 128) == 0 else {
+        guard listen(fd, 128) == 0 else {
             let error = SystemError.last("listen \(path)")
             Glibc.close(fd)
             unlink(path)
             throw .system(error)
         }
-        return UnixListener(fd: fd, ownedPath: path)
+        return UnixListener(fd: fd, ownedPath: path, lock: lock)
     }
 
     /// Adopts a socket passed by systemd: it must be a listening Unix stream socket.
@@ -96,6 +122,8 @@ public final class UnixListener: @unchecked Sendable {
         closed = true
         Glibc.close(fd)
         if let ownedPath { unlink(ownedPath) }
+        // Only once the path is gone: a daemon taking the lock next finds it free.
+        lock?.release()
     }
 
     private static func makeParentDirectory(of path: String) throws(ListenerError) {
@@ -135,6 +163,8 @@ public final class UnixListener: @unchecked Sendable {
 public enum ListenerError: Error, CustomStringConvertible {
     case invalidPath(String, String)
     case socketInUse(String)
+    /// Another daemon holds the socket's lock file: it serves (or is binding) the path.
+    case lockHeld(String, lock: String)
     case notAListeningUnixSocket(Int32)
     case system(SystemError)
 
@@ -142,6 +172,7 @@ public enum ListenerError: Error, CustomStringConvertible {
         switch self {
         case .invalidPath(let path, let reason): "socket path \(path): \(reason)"
         case .socketInUse(let path): "socket \(path) is in use by a running process"
+        case .lockHeld(let path, let lock): "socket \(path) is in use by another pinvaultd (it holds \(lock))"
         case .notAListeningUnixSocket(let fd): "inherited fd \(fd) is not a listening Unix stream socket"
         case .system(let error): error.description
         }

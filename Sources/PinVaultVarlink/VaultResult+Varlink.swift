@@ -33,20 +33,26 @@ enum VarlinkReplies {
                     array.objectElement { wire(credential).writeFields(&$0) }
                 }
             }
-        case .authenticated(let keyId, let publicKey, let signature, let outdated):
+        case .authenticated(let keyId, let publicKey, let signature, let outdated, let cleared):
             reply.field("keyId", keyId.hex)
             reply.field("publicKey", Base64.encodedString(publicKey))
             reply.field("signature", Base64.encodedString(signature))
             reply.field("pinPolicyOutdated", outdated)
-        case .unregistrationBegun(let keyId, let token, let expiresAt):
+            reply.field("failedAttemptsCleared", cleared)
+        case .pinChanged(let credential, let cleared):
+            reply.objectField("credential") { wire(credential).writeFields(&$0) }
+            reply.field("failedAttemptsCleared", cleared)
+        case .unregistrationBegun(let keyId, let token, let expiresAt, let cleared):
             reply.field("keyId", keyId.hex)
             reply.secretField("token", token, encoding: .base64url)
             reply.field("expiresAt", RFC3339.string(fromUnixSeconds: expiresAt))
+            reply.field("failedAttemptsCleared", cleared)
         case .empty:
             break
-        case .wiped(let user, let keyIds):
+        case .wiped(let user, let keyIds, let cleared):
             reply.field("user", user)
             reply.field("deletedKeyIds", strings: keyIds.map(\.hex))
+            reply.field("failedAttemptsCleared", cleared)
         case .reset(let count):
             reply.field("deletedCount", count)
         case .stats(let counters):

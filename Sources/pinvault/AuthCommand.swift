@@ -10,7 +10,9 @@ struct AuthCommand: AsyncParsableCommand {
             The signature is Ed25519 over exactly the challenge's bytes (1 to 1024), so a \
             relying party verifies it with the public key and any Ed25519 library. Prints the \
             key id, the public key and the signature (base64), and a warning on stderr when \
-            the PIN no longer meets the policy. A wrong PIN counts towards the lockout. \
+            the PIN no longer meets the policy, and one when wrong PINs were tried since the \
+            credential's last success (someone else may have been guessing). A wrong PIN \
+            counts towards the lockout. \
             Admins may use another uid's credential with --owner-uid (and its PIN).
             """
     )
@@ -41,6 +43,7 @@ struct AuthCommand: AsyncParsableCommand {
                     ["Signature:", WireText.base64(result.signature)],
                 ]).text)
             }
+            console.noteFailedAttemptsCleared(result.failedAttemptsCleared)
             if result.pinPolicyOutdated {
                 console.note("warning: this PIN no longer meets the PIN policy; change it with `pinvault change-pin \(credential.user)`")
             }

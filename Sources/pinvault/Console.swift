@@ -23,6 +23,15 @@ struct Console {
     /// A message on stderr, such as a warning; with `--json` stdout stays one document.
     /// Each of its lines is escaped for the terminal: a message of several lines is
     /// built from escaped parts (`CommandFailure`).
+    /// Tells of wrong PINs a right one cleared, as `login` tells of failed logins:
+    /// nothing when there were none.
+    func noteFailedAttemptsCleared(_ count: Int) {
+        guard count > 0 else { return }
+        note(count == 1
+            ? "1 wrong PIN was tried since your last success"
+            : "\(count) wrong PINs were tried since your last success")
+    }
+
     func note(_ message: String) {
         let lines = message.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText.escaped(String($0)) }
         StandardStream.error.write("pinvault: " + lines.joined(separator: "\n") + "\n")

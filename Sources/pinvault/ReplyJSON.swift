@@ -77,6 +77,7 @@ extension Authentication {
             ("publicKey", .string(WireText.base64(publicKey))),
             ("signature", .string(WireText.base64(signature))),
             ("pinPolicyOutdated", .bool(pinPolicyOutdated)),
+            ("failedAttemptsCleared", .int(failedAttemptsCleared)),
         ])
     }
 }
@@ -84,13 +85,19 @@ extension Authentication {
 extension PendingUnregistration {
     /// BeginUnregister's reply; the token is written from its secret memory.
     var json: JSONValue {
-        .object([("keyId", .string(keyId)), ("token", .token(token)), ("expiresAt", .string(WireText.time(expiresAt)))])
+        .object([
+            ("keyId", .string(keyId)), ("token", .token(token)), ("expiresAt", .string(WireText.time(expiresAt))),
+            ("failedAttemptsCleared", .int(failedAttemptsCleared)),
+        ])
     }
 }
 
 extension WipeResult {
     /// Wipe's reply.
     var json: JSONValue {
-        .object([("user", .string(user)), ("deletedKeyIds", .array(deletedKeyIds.map { .string($0) }))])
+        .object([
+            ("user", .string(user)), ("deletedKeyIds", .array(deletedKeyIds.map { .string($0) })),
+            ("failedAttemptsCleared", .int(failedAttemptsCleared)),
+        ])
     }
 }

@@ -39,6 +39,7 @@ struct UnregisterBeginCommand: AsyncParsableCommand {
                 pending.token.withUnsafeBytes { StandardStream.output.write($0) }
                 StandardStream.output.write("\n")
             }
+            console.noteFailedAttemptsCleared(pending.failedAttemptsCleared)
             return .success
         }
     }

@@ -47,6 +47,7 @@ struct WipeCommand: AsyncParsableCommand {
                 console.say("Deleted \(count) credential\(count == 1 ? "" : "s") of \(result.user)\(count == 0 ? "." : ":")")
                 for keyId in result.deletedKeyIds { console.say("  " + keyId) }
             }
+            console.noteFailedAttemptsCleared(result.failedAttemptsCleared)
             return .success
         }
     }

@@ -50,6 +50,19 @@ final class HumanOutputTests: CLITestCase {
         XCTAssertTrue(result.standardOutput.contains("Signature:"), result.standardOutput)
     }
 
+    func testAuth_afterWrongPins_saysHowManyWereTriedSinceTheLastSuccess() throws {
+        try register()
+        for _ in 0..<2 { _ = try authenticate(pin: wrongPin) }
+        let result = try authenticate(pin: pin)
+        XCTAssertEqual(result.status, 0, result.description)
+        XCTAssertTrue(result.standardError.contains("2 wrong PINs were tried since your last success"), result.description)
+        _ = try authenticate(pin: wrongPin)
+        let json = try pinvaultJSON(["auth", "alice", "--challenge-hex", "6e6f6e6365", "--pin-stdin"], input: pin + "\n")
+        XCTAssertEqual(json["failedAttemptsCleared"] as? Int, 1, "\(json)")
+        let quiet = try authenticate(pin: pin)
+        XCTAssertFalse(quiet.standardError.contains("were tried"), "nothing to tell after a clean success: \(quiet)")
+    }
+
     func testHelp_listsEveryCommand_andEveryExitStatus() throws {
         let help = try PinVaultBinary.run(["--help"])
         XCTAssertEqual(help.status, 0, help.description)

@@ -82,6 +82,22 @@ final class ClientMethodTests: ClientTestCase {
         XCTAssertNotNil(lastUsedAt)
     }
 
+    func testAuthenticate_afterWrongPins_returnsTheWrongPinsItCleared() async throws {
+        _ = try await client.register(user: "alice", pin: PIN(goodPin))
+        for _ in 0..<2 {
+            do {
+                _ = try await client.authenticate(user: "alice", pin: PIN(wrongPin), challenge: [1])
+                XCTFail("a wrong PIN signed")
+            } catch {
+                XCTAssertEqual(error.code, .wrongPin)
+            }
+        }
+        let cleared = try await client.authenticate(user: "alice", pin: PIN(goodPin), challenge: [1])
+        XCTAssertEqual(cleared.failedAttemptsCleared, 2)
+        let clean = try await client.authenticate(user: "alice", pin: PIN(goodPin), challenge: [1])
+        XCTAssertEqual(clean.failedAttemptsCleared, 0)
+    }
+
     func testAuthenticate_withAKeyId_usesThatCredential() async throws {
         _ = try await register("alice", label: "one")
         let second = try await register("alice", label: "two")

@@ -101,7 +101,9 @@ final class FailureCounterTests: XCTestCase {
         XCTAssertEqual(begun, FailureCounter(failedAttempts: .max, lockedUntil: .max))
         XCTAssertEqual(begun.gate(now: .min, policy: policy), .blocked)
         let waiting = FailureCounter(failedAttempts: 0, lockedUntil: .max)
-        XCTAssertEqual(waiting.gate(now: .min, policy: policy), .lockedOut(retryAfterSeconds: .max))
+        // A wait never exceeds throttle_max_seconds from now, however far the stored end.
+        XCTAssertEqual(waiting.gate(now: .min, policy: policy), .lockedOut(retryAfterSeconds: policy.throttleMaxSeconds))
+        XCTAssertEqual(waiting.gate(now: .max - 1, policy: policy), .lockedOut(retryAfterSeconds: 1))
         XCTAssertEqual(FailureCounter(failedAttempts: -5).remainingAttempts(policy: LockoutPolicy(maxAttempts: .min)), 0)
     }
 
@@ -114,5 +116,16 @@ final class FailureCounterTests: XCTestCase {
         XCTAssertEqual(reloaded.failedAttempts, 5)
         XCTAssertEqual(reloaded.gate(now: now + 1, policy: policy), .lockedOut(retryAfterSeconds: 29))
         XCTAssertEqual(reloaded.remainingAttempts(policy: policy), 5)
+    }
+
+    func testAWaitEndingBeyondThrottleMaxSeconds_isCappedAtIt_asAfterTheClockSteppedBack() {
+        let policy = LockoutPolicy(throttleAfter: 1, throttleBaseSeconds: 30, throttleMaxSeconds: 60)
+        let counter = FailureCounter(failedAttempts: 3, lockedUntil: now + 86_400)
+        XCTAssertEqual(counter.gate(now: now, policy: policy), .lockedOut(retryAfterSeconds: 60))
+        XCTAssertEqual(counter.cappedToClock(now: now, policy: policy), FailureCounter(failedAttempts: 3, lockedUntil: now + 60))
+        let within = FailureCounter(failedAttempts: 3, lockedUntil: now + 45)
+        XCTAssertEqual(within.cappedToClock(now: now, policy: policy), within)
+        XCTAssertEqual(within.gate(now: now, policy: policy), .lockedOut(retryAfterSeconds: 45))
+        XCTAssertEqual(FailureCounter(failedAttempts: 3, lockedUntil: .max).gate(now: now, policy: policy), .lockedOut(retryAfterSeconds: 60))
     }
 }

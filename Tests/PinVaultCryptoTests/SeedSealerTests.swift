@@ -290,3 +290,28 @@ final class SeedSealerTests: XCTestCase {
         assertThrows(.invalidLength("pinKey")) { try SeedSealer.boxKey(pinKey: short, pepper: pepper, header: header) }
     }
 }
+
+/// Upgrade on use takes the larger of each cost (SECURITY.md, "KDF costs").
+final class KDFParametersUpgradeTests: XCTestCase {
+    func testUpgraded_takesTheLargerOfEachCost() {
+        let record = KDFParameters(opslimit: 4, memlimit: 64 << 20)
+        let configured = KDFParameters(opslimit: 3, memlimit: 128 << 20)
+        XCTAssertTrue(record.isWeaker(than: configured))
+        XCTAssertEqual(record.upgraded(to: configured), KDFParameters(opslimit: 4, memlimit: 128 << 20))
+        XCTAssertEqual(configured.upgraded(to: record), KDFParameters(opslimit: 4, memlimit: 128 << 20))
+    }
+
+    func testUpgraded_leavesAStrongerRecordAsItIs() {
+        let record = KDFParameters(opslimit: 4, memlimit: 128 << 20)
+        XCTAssertEqual(record.upgraded(to: .default), record)
+        XCTAssertFalse(record.isWeaker(than: .default))
+    }
+
+    func testExceeds_isTrueWhenEitherCostIsAboveTheMaximum() {
+        let maximum = KDFParameters(opslimit: 16, memlimit: 1 << 30)
+        XCTAssertFalse(maximum.exceeds(maximum))
+        XCTAssertTrue(KDFParameters(opslimit: 17, memlimit: 8192).exceeds(maximum))
+        XCTAssertTrue(KDFParameters(opslimit: 1, memlimit: (1 << 30) + 1024).exceeds(maximum))
+        XCTAssertTrue(KDFParameters(opslimit: 0xFFFF_FFFF, memlimit: 4_398_046_510_080).exceeds(maximum))
+    }
+}

@@ -22,26 +22,62 @@ final class EngineFixture {
     /// GetStats' `kdfEvaluations` so far.
     var kdfEvaluations: Int { engine.stats.snapshot(kdf: engine.kdfPool.snapshot).kdfEvaluations }
 
-    init(lockout: LockoutPolicy) throws {
+    let pepper: Pepper
+    /// Whether this fixture made the store (and so closes and removes it).
+    private let ownsStore: Bool
+
+    /// A new store and pepper in a temporary directory; `kdf` seals new records, `now`
+    /// is the engine's wall clock (seconds).
+    init(
+        lockout: LockoutPolicy,
+        kdf: KDFParameters = KDFParameters(opslimit: 1, memlimit: 8192),
+        now: @escaping @Sendable () -> Int64 = WallClock.seconds,
+        adjust: (inout VaultEngine.Settings) -> Void = { _ in }
+    ) throws {
         var template = Array("/tmp/pinvault-engine-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
         directory = String(cString: made)
         store = try VaultStore(path: directory + "/vault.sqlite")
+        pepper = try Pepper.generate()
+        ownsStore = true
+        var settings = Self.settings(lockout: lockout, kdf: kdf)
+        adjust(&settings)
         engine = try VaultEngine(
-            settings: VaultEngine.Settings(
-                policy: PinPolicy(), lockout: lockout, kdf: KDFParameters(opslimit: 1, memlimit: 8192),
-                unregisterExpirySeconds: 300, maxCredentialsPerUser: 8, maxCredentialsPerUid: 64,
-                kdfThreads: 1, kdfQueueMax: 8, kdfQueuePerUid: 8, storeQueueMax: 8, storeQueuePerUid: 8
-            ),
-            store: store, pepper: try Pepper.generate(),
-            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+            settings: settings, store: store, pepper: pepper,
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, now: now
+        )
+    }
+
+    /// A second engine over `other`'s store and pepper (as after a restart with another
+    /// configuration); `other` keeps owning the store.
+    init(
+        sharing other: EngineFixture, lockout: LockoutPolicy, kdf: KDFParameters,
+        now: @escaping @Sendable () -> Int64 = WallClock.seconds
+    ) throws {
+        directory = other.directory
+        store = other.store
+        pepper = other.pepper
+        ownsStore = false
+        engine = try VaultEngine(
+            settings: Self.settings(lockout: lockout, kdf: kdf), store: store, pepper: pepper,
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, now: now
+        )
+    }
+
+    static func settings(lockout: LockoutPolicy, kdf: KDFParameters) -> VaultEngine.Settings {
+        VaultEngine.Settings(
+            policy: PinPolicy(), lockout: lockout, kdf: kdf,
+            unregisterExpirySeconds: 300, maxCredentialsPerUser: 8, maxCredentialsPerUid: 64,
+            kdfThreads: 1, kdfQueueMax: 8, kdfQueuePerUid: 8, storeQueueMax: 8, storeQueuePerUid: 8
         )
     }
 
     deinit {
         engine.shutdown()
-        store.close()
-        try? FileManager.default.removeItem(atPath: directory)
+        if ownsStore {
+            store.close()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
     }
 
     /// A request of `caller` whose answer nobody reads.
@@ -54,16 +90,25 @@ final class EngineFixture {
         try Array(text.utf8).withUnsafeBytes { try SecretBytes(copying: $0) }
     }
 
-    /// Registers a credential for `user` through the engine and waits for it.
-    func register(user: String, pin: String) throws -> KeyID {
-        let answer = Answered()
-        engine.submit(.register(user: user, pin: try secret(pin), label: nil), from: caller, isCancelled: { false }) {
-            answer.set($0)
-        }
-        guard case .success(.credential(let credential)) = answer.wait() else {
+    /// Registers a credential for `user` (as `caller`, the fixture's own by default)
+    /// through the engine and waits for it.
+    func register(user: String, pin: String, as caller: Caller? = nil) throws -> KeyID {
+        guard case .success(.credential(let credential)) = submit(.register(user: user, pin: try secret(pin), label: nil), as: caller) else {
             throw POSIXError(.EINVAL)
         }
         return credential.keyId
+    }
+
+    /// Submits `request` as `caller` (the fixture's own by default) and waits for the answer.
+    func submit(_ request: VaultRequest, as caller: Caller? = nil) -> Result<VaultResult, VaultError> {
+        let answer = Answered()
+        engine.submit(request, from: caller ?? self.caller, isCancelled: { false }) { answer.set($0) }
+        return answer.wait()
+    }
+
+    /// Authenticate over a fixed challenge.
+    func authenticate(user: String, pin: String) throws -> Result<VaultResult, VaultError> {
+        submit(.authenticate(user: user, keyId: nil, pin: try secret(pin), challenge: Array("challenge".utf8), ownerUid: nil))
     }
 
     /// The stored record of `keyId`.

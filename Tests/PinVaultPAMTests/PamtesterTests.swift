@@ -29,6 +29,18 @@ final class PamtesterTests: PAMTestCase {
         XCTAssertEqual(try usersCredentials().first?["failedAttempts"] as? Int, 1)
     }
 
+    func testRightPin_afterAWrongOne_tellsTheUserAWrongPinWasTried() throws {
+        try startDaemon()
+        try registerAsUser()
+        let service = try onlyModule()
+        XCTAssertTrue(try pamtester(service, input: wrongPin + "\n").output.contains("Wrong PIN (4 attempts left)"))
+        let outcome = try pamtester(service, input: pin + "\n")
+        XCTAssertTrue(outcome.succeeded, outcome.description)
+        XCTAssertTrue(outcome.output.contains("1 wrong PIN was tried since your last sign-in"), outcome.description)
+        let next = try pamtester(service, input: pin + "\n")
+        XCTAssertFalse(next.output.contains("was tried"), next.description)
+    }
+
     func testThrottled_isMaxTries_withTheWait_andNoPinIsAskedFor() throws {
         try startDaemon(["lockout": ["throttle_after": "2", "throttle_base_seconds": "60", "throttle_max_seconds": "120"]])
         try registerAsUser()

@@ -102,12 +102,23 @@ final class PepperFileTests: XCTestCase {
         let credentialBytes = (0..<32).map { UInt8($0) }
         // systemd hands credentials out read-only; the mode is its business, not ours.
         try writeFile(credentials + "/pinvault.pepper", credentialBytes, mode: 0o440)
-        try writeFile(pepperPath, Array(repeating: 9, count: 32))
+        try writeFile(pepperPath, credentialBytes)
 
         let (pepper, source) = try PepperFile.load(
             credentialsDirectory: credentials, stateDirectory: state, recordsExist: true)
         XCTAssertEqual(source, .credentials(path: credentials + "/pinvault.pepper"))
         XCTAssertEqual(bytes(of: pepper), credentialBytes)
+    }
+
+    func testLoad_whenTheCredentialDiffersFromTheStateFile_refuses_namingBoth() throws {
+        let credentials = directory.file("credentials")
+        XCTAssertEqual(mkdir(credentials, 0o700), 0)
+        try writeFile(credentials + "/pinvault.pepper", (0..<32).map { UInt8($0) }, mode: 0o440)
+        try writeFile(pepperPath, Array(repeating: 9, count: 32))
+        for recordsExist in [true, false] {
+            assertRefused(credentials: credentials, recordsExist: recordsExist, path: credentials + "/pinvault.pepper",
+                          reason: .differsFromStateFile(pepperPath))
+        }
     }
 
     func testLoad_whenCredentialsDirectoryLacksPepper_fallsBackToStateFile() throws {

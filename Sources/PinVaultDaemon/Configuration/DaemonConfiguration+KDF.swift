@@ -14,6 +14,16 @@ extension DaemonConfiguration {
         public var queuePerUid = 8
         /// `allow_weak`: accept parameters under `KDFParameters.floor` (tests only).
         public var allowWeak = false
+        /// `max_opslimit` and `max_memlimit_mib`: the largest costs a stored record may
+        /// name. A record beyond either was edited outside the daemon (its header is
+        /// authenticated, so it cannot open anyway) and is refused before any KDF runs,
+        /// instead of tying a KDF thread up for hours. Never below `parameters`; when a
+        /// key is absent and `parameters` exceed its default, it follows `parameters`.
+        public var maximum = Self.defaultMaximum
+
+        /// 16 passes and 1 GiB: about 5× the default's passes and 16× its memory, some
+        /// 8 s of Argon2id on one core at worst; raise it with the costs themselves.
+        public static let defaultMaximum = KDFParameters(opslimit: 16, memlimit: 1 << 30)
 
         /// The defaults.
         public init() {}
@@ -22,7 +32,7 @@ extension DaemonConfiguration {
         /// (e.g. 8 KiB with `allow_weak`); it and `memlimit_mib` exclude each other.
         static let keys = [
             "opslimit", "memlimit_mib", "memlimit_kib", "max_parallel", "queue_max",
-            "queue_per_uid", "allow_weak",
+            "queue_per_uid", "allow_weak", "max_opslimit", "max_memlimit_mib",
         ]
 
         /// The most memory one KDF run may be given: 16 GiB.
@@ -43,6 +53,35 @@ extension DaemonConfiguration {
                 )
             }
             parameters = try Self.parameters(section, allowWeak: allowWeak)
+            maximum = try Self.maximum(section, parameters: parameters)
+        }
+
+        /// `max_opslimit` and `max_memlimit_mib`, never below `parameters`.
+        private static func maximum(
+            _ section: ConfigurationSection, parameters: KDFParameters
+        ) throws(ConfigurationError) -> KDFParameters {
+            var maximum = defaultMaximum
+            // libsodium's own bounds: opslimit up to 2^32 - 1, memlimit up to 4 TiB.
+            if let value = try section.integer("max_opslimit", in: 1...4_294_967_295) {
+                guard UInt64(value) >= parameters.opslimit else {
+                    throw section.error("max_opslimit", "kdf.max_opslimit (\(value)) is below kdf.opslimit (\(parameters.opslimit))")
+                }
+                maximum.opslimit = UInt64(value)
+            } else {
+                maximum.opslimit = max(maximum.opslimit, parameters.opslimit)
+            }
+            if let value = try section.integer("max_memlimit_mib", in: 1...4_194_303) {
+                guard UInt64(value) << 20 >= parameters.memlimit else {
+                    throw section.error(
+                        "max_memlimit_mib",
+                        "kdf.max_memlimit_mib (\(value)) is below the configured memlimit (\(parameters.memlimit >> 20) MiB)"
+                    )
+                }
+                maximum.memlimit = UInt64(value) << 20
+            } else {
+                maximum.memlimit = max(maximum.memlimit, parameters.memlimit)
+            }
+            return maximum
         }
 
         private static func parameters(

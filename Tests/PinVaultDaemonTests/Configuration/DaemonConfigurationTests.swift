@@ -50,8 +50,8 @@ final class DaemonConfigurationTests: XCTestCase {
         XCTAssertEqual(defaults.server.socketPath, "/run/pinvault/io.pinvault.Vault")
         XCTAssertEqual(defaults.server.socketMode, 0o666)
         XCTAssertEqual(defaults.server.maxMessageBytes, 65536)
-        XCTAssertEqual(defaults.server.maxConnections, 256)
-        XCTAssertEqual(defaults.server.maxConnectionsPerUid, 32)
+        XCTAssertEqual(defaults.server.maxConnections, 4096)
+        XCTAssertEqual(defaults.server.maxConnectionsPerUid, 1024)
         XCTAssertEqual(defaults.server.idleTimeoutSeconds, 60)
         XCTAssertNil(defaults.access.adminGroup)
         XCTAssertEqual(defaults.access.allowedGroups, [])
@@ -61,11 +61,13 @@ final class DaemonConfigurationTests: XCTestCase {
         XCTAssertEqual(defaults.kdf.queueMax, 64)
         XCTAssertEqual(defaults.kdf.queuePerUid, 8)
         XCTAssertFalse(defaults.kdf.allowWeak)
+        XCTAssertEqual(defaults.kdf.maximum, KDFParameters(opslimit: 16, memlimit: 1 << 30))
         XCTAssertEqual(defaults.policy, PinPolicy())
         XCTAssertEqual(defaults.lockout, LockoutPolicy())
         XCTAssertEqual(defaults.unregister.expirySeconds, 300)
         XCTAssertEqual(defaults.credentials.maxPerUser, 8)
         XCTAssertEqual(defaults.credentials.maxPerUid, 64)
+        XCTAssertEqual(defaults.credentials.maxTotal, 100_000)
         XCTAssertNil(defaults.logLevel)
     }
 
@@ -247,7 +249,7 @@ final class DaemonConfigurationTests: XCTestCase {
     func testRelatedLimits_areChecked() {
         assertRefused("[policy]\nmin_length = 10\nmax_length = 8", key: "policy.min_length", line: 2, saying: "must not exceed policy.max_length (8)")
         assertRefused("[policy]\nmax_length = 4", key: "policy.max_length", line: 2, saying: "policy.min_length (6) must not exceed")
-        assertRefused("[server]\nmax_connections = 16", key: "server.max_connections", line: 2, saying: "max_connections_per_uid (32) must not exceed")
+        assertRefused("[server]\nmax_connections = 16", key: "server.max_connections", line: 2, saying: "max_connections_per_uid (1024) must not exceed")
         assertRefused("[kdf]\nqueue_per_uid = 65", key: "kdf.queue_per_uid", line: 2, saying: "must not exceed kdf.queue_max (64)")
         assertRefused("[lockout]\nthrottle_after = 11", key: "lockout.throttle_after", line: 2, saying: "must not exceed lockout.max_attempts (10)")
         assertRefused("[lockout]\nthrottle_max_seconds = 29", key: "lockout.throttle_max_seconds", line: 2, saying: "must be at least lockout.throttle_base_seconds (30)")
@@ -273,6 +275,15 @@ final class DaemonConfigurationTests: XCTestCase {
     }
 
     // MARK: - KDF
+
+    func testKDFMaximum_isNeverBelowTheConfiguredCosts() throws {
+        assertRefused("[kdf]\nopslimit = 20\nmax_opslimit = 19", key: "kdf.max_opslimit", line: 3, saying: "is below kdf.opslimit (20)")
+        assertRefused("[kdf]\nmemlimit_mib = 2048\nmax_memlimit_mib = 1024", key: "kdf.max_memlimit_mib", line: 3, saying: "is below the configured memlimit (2048 MiB)")
+        // Absent, the maximum follows costs configured above its default.
+        let raised = try parse("[kdf]\nopslimit = 20\nmemlimit_mib = 2048")
+        XCTAssertEqual(raised.kdf.maximum, KDFParameters(opslimit: 20, memlimit: 2048 << 20))
+        XCTAssertEqual(try parse("[kdf]\nmax_opslimit = 4\nmax_memlimit_mib = 64").kdf.maximum, KDFParameters(opslimit: 4, memlimit: 64 << 20))
+    }
 
     func testWeakKDF_withoutAllowWeak_isRefused() {
         assertRefused("[kdf]\nopslimit = 1", key: "kdf.opslimit", line: 2, saying: "below Argon2id's floor (opslimit 2, memlimit 16 MiB)")
