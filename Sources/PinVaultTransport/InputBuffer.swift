@@ -22,7 +22,9 @@ struct InputBuffer {
         case failed(Int32)
     }
 
-    private static let initialCapacity = 4096
+    /// One page of locked memory for an idle connection: `sodium_malloc` puts a 16-byte
+    /// canary before the bytes and rounds the two up to whole pages.
+    private static let initialCapacity = 4096 - 16
     /// The largest the buffer grows.
     let limit: Int
     private var storage: SecretBytes
