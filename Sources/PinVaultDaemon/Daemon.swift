@@ -101,10 +101,11 @@ public enum Daemon {
             throw StartupError("cannot open \(storePath): \(error)")
         }
         defer { store.close() }
-        let (recordCount, corrupt) = try store.read { (try $0.totalCount(), try $0.corruptRecords()) }
-        if !corrupt.isEmpty {
-            logger.error("records that do not decode are ignored", metadata: ["count": "\(corrupt.count)"])
+        if store.checkedIntegrity {
+            logger.notice("the vault was not closed cleanly last time: checked its integrity (quick_check) before serving")
         }
+        // One probe, not a count: the start reads no row (docs/OPERATIONS.md, "Start").
+        let recordsExist = try !store.read { try $0.isEmpty() }
 
         let pepper: Pepper
         let source: PepperSource
@@ -112,7 +113,7 @@ public enum Daemon {
             (pepper, source) = try PepperFile.load(
                 credentialsDirectory: ProcessEnvironment.value("CREDENTIALS_DIRECTORY"),
                 stateDirectory: stateDirectory,
-                recordsExist: recordCount > 0
+                recordsExist: recordsExist
             )
             logger.info("pepper loaded", metadata: ["source": "\(source)"])
         } catch {
@@ -152,14 +153,14 @@ public enum Daemon {
         )
 
         let kdf = configuration.kdf
-        let status = "Serving \(recordCount) credentials; KDF opslimit \(kdf.parameters.opslimit), "
+        let status = "Serving; KDF opslimit \(kdf.parameters.opslimit), "
             + "memlimit \(kdf.parameters.memlimit >> 20) MiB, \(vault.engine.kdfThreadCount) in parallel"
         logger.notice("pinvaultd \(PinVaultVersion.current) ready", metadata: [
             "socket": "\(configuration.server.socketPath)",
             "state": "\(stateDirectory)",
-            "credentials": "\(recordCount)",
         ])
         notifier.ready(status: status)
+        vault.engine.sweepStoredRecords()
 
         switch try server.run() {
         case .signal:

@@ -45,6 +45,32 @@ struct CredentialTable {
         return identifiers
     }
 
+    /// The identifiers of the rows after `rowid` (at most `limit` rows) that do not
+    /// decode, and the last rowid read (nil when there was none left).
+    func corruptRecords(after rowid: Int64, limit: Int) throws(StoreError) -> (corrupt: [String], last: Int64?) {
+        let statement = try scope.open().prepare("\(Self.select) WHERE rowid > ?1 ORDER BY rowid LIMIT ?2")
+        try statement.bind([.integer(rowid), .integer(Int64(limit))])
+        var identifiers: [String] = []
+        var last: Int64?
+        while try statement.step() {
+            if case .integer(let current) = statement.value(at: 0) { last = current }
+            do throws(StoreError) {
+                _ = try CredentialRecord(row: statement)
+            } catch {
+                if case .corruptRecord(let identifier) = error { identifiers.append(identifier) } else { throw error }
+            }
+        }
+        return (identifiers, last)
+    }
+
+    /// Whether the table holds any row: one index probe, however many there are.
+    func isEmpty() throws(StoreError) -> Bool {
+        guard case .integer(let found)? = try scope.open().scalar("SELECT EXISTS (SELECT 1 FROM credentials)") else {
+            throw StoreError.sqlite(code: SQLITE_MISMATCH, message: "EXISTS returned no integer")
+        }
+        return found == 0
+    }
+
     func count(ownerUid: UInt32?, user: String?) throws(StoreError) -> Int {
         let (condition, values) = Self.filter(ownerUid: ownerUid, user: user)
         let value = try scope.open().scalar("SELECT count(*) FROM credentials\(condition)", values)

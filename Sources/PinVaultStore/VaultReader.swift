@@ -27,6 +27,18 @@ public class VaultReader {
         try table.corruptRecords()
     }
 
+    /// The rows after `rowid` (at most `limit`) that do not decode, and the last rowid
+    /// read, nil at the end of the table: a scan in slices, so that checking every row
+    /// never holds the store for long.
+    public func corruptRecords(after rowid: Int64, limit: Int) throws(StoreError) -> (corrupt: [String], last: Int64?) {
+        try table.corruptRecords(after: rowid, limit: limit)
+    }
+
+    /// Whether the vault holds no row at all (one probe, not a count).
+    public func isEmpty() throws(StoreError) -> Bool {
+        try table.isEmpty()
+    }
+
     /// Rows of that owner, corrupt ones included (they still take a place in the quota).
     public func count(ownerUid: UInt32) throws(StoreError) -> Int {
         try table.count(ownerUid: ownerUid, user: nil)

@@ -1,0 +1,44 @@
+import PinVaultStore
+
+/// A check of every stored record, in the background: the start reads no row (so it
+/// costs the same at any size), and this sweep then decodes each row in slices on the
+/// store queue, between requests, and reports the rows that do not decode (List and
+/// every lookup leave those out).
+extension VaultEngine {
+    /// Rows decoded per store-queue job: a few milliseconds of the store's time.
+    static let sweepSlice = 512
+
+    /// Starts the sweep; it logs what it found once it has read the last row.
+    public func sweepStoredRecords() {
+        sweep(after: 0, seen: 0, corrupt: [])
+    }
+
+    private func sweep(after rowid: Int64, seen: Int, corrupt: [String]) {
+        // Not a peer's work: the uid no peer can have ((uid_t)-1), never cancelled.
+        let admission = storeQueue.submit(uid: UInt32.max) { [self] in
+            let slice: (corrupt: [String], last: Int64?)
+            do {
+                slice = try store.read { try $0.corruptRecords(after: rowid, limit: Self.sweepSlice) }
+            } catch {
+                logger.error("the check of the stored records stopped", metadata: ["error": "\(error)"])
+                return
+            }
+            let found = corrupt + slice.corrupt
+            guard let last = slice.last else { return report(seen: seen, corrupt: found) }
+            sweep(after: last, seen: seen + Self.sweepSlice, corrupt: found)
+        }
+        if case .busy = admission {
+            logger.warning("the check of the stored records gave way to a full store queue; it runs again at the next start")
+        }
+    }
+
+    private func report(seen: Int, corrupt: [String]) {
+        if corrupt.isEmpty {
+            logger.info("every stored record decodes")
+        } else {
+            logger.error("records that do not decode are ignored", metadata: [
+                "count": "\(corrupt.count)", "records": "\(corrupt.prefix(16).joined(separator: ","))",
+            ])
+        }
+    }
+}
