@@ -191,6 +191,7 @@ struct JSONParser {
         let start = position
         var hasEscapes = false
         while true {
+            skipPlainASCII()
             guard let byte = peek() else { throw JSONError(.unexpectedEnd, at: position) }
             switch byte {
             case UInt8(ascii: "\""):
@@ -321,6 +322,30 @@ struct JSONParser {
     }
 
     // MARK: Bytes
+
+    /// Moves past whole 8-byte words of printable ASCII other than `"` and `\\` (the
+    /// bulk of every string in a call: names, keys, base64), testing eight bytes at once;
+    /// stops before the word holding anything else, which the byte loop then reads.
+    @inline(__always)
+    private mutating func skipPlainASCII() {
+        guard let base = bytes.baseAddress else { return }
+        let end = bytes.count - 8
+        var offset = position
+        while offset <= end {
+            let word = UInt64(littleEndian: (base + offset).loadUnaligned(as: UInt64.self))
+            // A byte of `x` is zero exactly where `(x - ones) & ~x & highBits` has its bit
+            // (no false positive below the first zero byte, so any hit stops the skip).
+            let quote = word ^ 0x2222_2222_2222_2222
+            let backslash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+            let special = ((quote &- 0x0101_0101_0101_0101) & ~quote)
+                | ((backslash &- 0x0101_0101_0101_0101) & ~backslash)
+                | (word &- 0x2020_2020_2020_2020)  // a control byte (below 0x20) borrows into its high bit
+                | word                              // a byte of 0x80 or more has its high bit set
+            if special & 0x8080_8080_8080_8080 != 0 { break }
+            offset += 8
+        }
+        position = offset
+    }
 
     private func peek() -> UInt8? {
         position < bytes.count ? bytes[position] : nil
