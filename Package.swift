@@ -89,14 +89,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(
-            name: "pinvaultd",
-            dependencies: [
-                "PinVaultDaemon",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
+        .executableTarget(name: "pinvaultd", dependencies: ["PinVaultDaemon"]),
 
         // The client library and the command line.
         .target(name: "PinVaultClient", dependencies: ["PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem"]),

@@ -70,7 +70,11 @@ extension DaemonConfiguration {
                 throw section.error(key, "expected an octal string such as \"0666\", got an integer")
             }
             guard let text = try section.string(key) else { return nil }
-            guard text.wholeMatch(of: /0?[0-7]{3}/) != nil, let mode = UInt32(text, radix: 8) else {
+            // "0666" or "666": an optional 0, then three octal digits.
+            let digits = text.utf8.count == 4 && text.hasPrefix("0") ? text.dropFirst() : Substring(text)
+            guard digits.utf8.count == 3, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "7")).contains($0) }),
+                  let mode = UInt32(digits, radix: 8)
+            else {
                 throw section.error(key, "must be an octal mode from \"0000\" to \"0777\", got \"\(text)\"")
             }
             return mode

@@ -178,7 +178,7 @@ struct TOMLReader {
         default: break
         }
         let unsigned = token.first == "+" || token.first == "-" ? token.dropFirst() : Substring(token)
-        if token.contains(":") || unsigned.wholeMatch(of: /[0-9]{4}-[0-9]{2}.*/) != nil {
+        if token.contains(":") || Self.startsLikeADate(unsigned) {
             throw error("dates and times are not supported")
         }
         if unsigned.hasPrefix("0x") || unsigned.hasPrefix("0o") || unsigned.hasPrefix("0b") {
@@ -190,12 +190,42 @@ struct TOMLReader {
         if unsigned.count > 1, unsigned.first == "0", unsigned.allSatisfy(\.isNumber) {
             throw error("leading zeros are not allowed in integers")
         }
-        guard unsigned.wholeMatch(of: /0|[1-9](_?[0-9])*/) != nil else {
+        guard Self.isDecimalInteger(unsigned) else {
             throw error("invalid value '\(token)'")
         }
         let digits = token.filter { $0 != "_" }
         guard let integer = Int64(digits) else { throw error("integer \(token) is out of range") }
         return .integer(integer)
+    }
+
+    /// `YYYY-MM…`: four digits, a dash, two digits.
+    private static func startsLikeADate(_ text: Substring) -> Bool {
+        let bytes = Array(text.utf8.prefix(7))
+        guard bytes.count == 7, bytes[4] == UInt8(ascii: "-") else { return false }
+        return [0, 1, 2, 3, 5, 6].allSatisfy { isDigit(bytes[$0]) }
+    }
+
+    /// TOML's decimal integer without sign: `0`, or a digit 1–9 then digits, each
+    /// underscore between two digits.
+    private static func isDecimalInteger(_ text: Substring) -> Bool {
+        let bytes = Array(text.utf8)
+        guard let first = bytes.first, isDigit(first) else { return false }
+        if first == UInt8(ascii: "0") { return bytes.count == 1 }
+        var previousWasDigit = true
+        for byte in bytes.dropFirst() {
+            if byte == UInt8(ascii: "_") {
+                guard previousWasDigit else { return false }
+                previousWasDigit = false
+            } else {
+                guard isDigit(byte) else { return false }
+                previousWasDigit = true
+            }
+        }
+        return previousWasDigit
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
     private mutating func basicString() throws(TOMLError) -> String {
