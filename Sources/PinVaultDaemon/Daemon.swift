@@ -61,6 +61,14 @@ public enum Daemon {
         if let socketPath = options.socketPath {
             configuration.server.socketPath = socketPath
         }
+        if let agentPath = options.sshAgentSocketPath {
+            guard agentPath.isEmpty || (agentPath.hasPrefix("/") && agentPath.utf8.count <= 107) else {
+                throw ConfigurationError(
+                    file: "--ssh-agent-socket", reason: "must be an absolute path of at most 107 bytes, or \"\" for none"
+                )
+            }
+            configuration.sshAgent.socketPath = agentPath
+        }
         // Flag, then file, then systemd's StateDirectory= (the first, when it lists
         // several), then the fallback.
         let systemd = ProcessEnvironment.value("STATE_DIRECTORY")
@@ -131,7 +139,9 @@ public enum Daemon {
         )
         defer { vault.shutdown() }
         let server = try Server(
-            doors: listeners.map { Server.Door(listener: $0, handler: vault.varlink) },
+            doors: listeners.map { listener in
+                Server.Door(listener: listener.socket, handler: listener.protocol == .sshAgent ? vault.sshAgent : vault.varlink)
+            },
             limits: limits,
             stats: vault.serverStats,
             notifier: notifier,
@@ -143,6 +153,7 @@ public enum Daemon {
             + "memlimit \(kdf.parameters.memlimit >> 20) MiB, \(vault.engine.kdfThreadCount) in parallel"
         logger.notice("pinvaultd \(PinVaultVersion.current) ready", metadata: [
             "socket": "\(configuration.server.socketPath)",
+            "sshAgentSocket": "\(listeners.contains { $0.protocol == .sshAgent } ? configuration.sshAgent.socketPath : "none")",
             "state": "\(stateDirectory)",
             "credentials": "\(recordCount)",
         ])
@@ -174,15 +185,31 @@ public enum Daemon {
         }
     }
 
-    /// The inherited sockets under socket activation, else the configured path.
-    private static func listen(_ configuration: DaemonConfiguration, logger: Logger) throws -> [UnixListener] {
+    /// Which protocol a listening socket serves.
+    enum SocketProtocol: Equatable {
+        case varlink, sshAgent
+    }
+
+    /// The inherited sockets under socket activation (`FileDescriptorName=ssh-agent`
+    /// serves the agent; every other name, or none, Varlink), else the configured
+    /// paths: the Varlink socket, and the agent's unless `ssh_agent.socket_path` is "".
+    private static func listen(
+        _ configuration: DaemonConfiguration, logger: Logger
+    ) throws -> [(socket: UnixListener, protocol: SocketProtocol)] {
         do {
-            let inherited = SocketActivation.inheritedDescriptors()
+            let inherited = SocketActivation.inheritedSockets()
             if !inherited.isEmpty {
                 logger.info("using \(inherited.count) socket(s) from systemd")
-                return try inherited.map { fd throws(ListenerError) in try UnixListener.inherited(fd: fd) }
+                return try inherited.map { socket throws(ListenerError) in
+                    (try UnixListener.inherited(fd: socket.fd), socket.name == "ssh-agent" ? .sshAgent : .varlink)
+                }
             }
-            return [try UnixListener.bind(path: configuration.server.socketPath, mode: mode_t(configuration.server.socketMode))]
+            let mode = mode_t(configuration.server.socketMode)
+            var listeners = [(socket: try UnixListener.bind(path: configuration.server.socketPath, mode: mode), protocol: SocketProtocol.varlink)]
+            if !configuration.sshAgent.socketPath.isEmpty {
+                listeners.append((try UnixListener.bind(path: configuration.sshAgent.socketPath, mode: mode), .sshAgent))
+            }
+            return listeners
         } catch {
             throw StartupError("\(error)")
         }

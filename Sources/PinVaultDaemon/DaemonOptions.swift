@@ -5,12 +5,18 @@ import Logging
 public struct DaemonOptions: Sendable {
     public var configPath: String?
     public var socketPath: String?
+    /// `--ssh-agent-socket`: overrides `ssh_agent.socket_path` ("" serves none).
+    public var sshAgentSocketPath: String?
     public var stateDirectory: String?
     public var logLevel: Logger.Level?
 
-    public init(configPath: String? = nil, socketPath: String? = nil, stateDirectory: String? = nil, logLevel: Logger.Level? = nil) {
+    public init(
+        configPath: String? = nil, socketPath: String? = nil, sshAgentSocketPath: String? = nil,
+        stateDirectory: String? = nil, logLevel: Logger.Level? = nil
+    ) {
         self.configPath = configPath
         self.socketPath = socketPath
+        self.sshAgentSocketPath = sshAgentSocketPath
         self.stateDirectory = stateDirectory
         self.logLevel = logLevel
     }

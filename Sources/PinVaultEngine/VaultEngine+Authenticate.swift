@@ -66,6 +66,7 @@ extension VaultEngine {
                 return updated
             }
             audit.record(.pinChanged, caller: call.caller, keyId: record.keyId)
+            endSessions(of: [record.keyId], call: call)
             return .credential(view(of: updated))
         }
     }

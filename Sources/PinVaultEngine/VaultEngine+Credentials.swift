@@ -63,6 +63,7 @@ extension VaultEngine {
                 return unblocked
             }
             audit.record(.unblocked, caller: call.caller, keyId: keyId, ownerUid: ownerUid)
+            endSessions(of: [keyId], call: call)
             return .credential(view(of: record))
         }
     }
@@ -72,6 +73,7 @@ extension VaultEngine {
         onStore(call) { [self] () throws(VaultError) -> VaultResult? in
             let count = try write(call) { try $0.deleteEverything() }
             audit.record(.reset, caller: call.caller, count: count)
+            recordEnded(sessions.endEverything(stopping: false), .credentialChanged, caller: call.caller)
             return .reset(deletedCount: count)
         }
     }

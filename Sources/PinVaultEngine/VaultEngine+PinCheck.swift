@@ -10,13 +10,17 @@ extension VaultEngine {
     /// credential and refuses it (no KDF, nothing counted) when it cannot take a PIN
     /// now; on a KDF thread, the attempt is counted durably, the PIN checked, the count
     /// settled, and `body` runs with the credential and its opened seed. A right PIN
-    /// whose `body` fails leaves the count cleared all the same.
+    /// whose `body` fails leaves the count cleared all the same. `admitting` may refuse
+    /// the credential found, on the store queue, before anything is counted (Unlock's
+    /// full session table).
     func withPin(
         _ call: Call, owner: UInt32, user: String, keyId: KeyID?, pin: SecretBytes,
+        admitting: (@Sendable (CredentialRecord) throws(VaultError) -> Void)? = nil,
         _ body: @escaping @Sendable (CredentialRecord, SecretBytes) throws(VaultError) -> VaultResult
     ) {
         onStore(call) { [self] () throws(VaultError) -> VaultResult? in
             let admitted = try admit(call, owner: owner, user: user, keyId: keyId)
+            try admitting?(admitted)
             try onKDF(call) { [self] () throws(VaultError) -> VaultResult in
                 try withVerifiedPin(pin, keyId: admitted.keyId, owner: owner, call: call, body)
             }
@@ -206,6 +210,7 @@ extension VaultEngine {
         case .blocked:
             stats.lockedOut()
             audit.record(.blocked, caller: call.caller, keyId: keyId)
+            endSessions(of: [keyId], call: call)
             return .credentialBlocked
         case .wiped:
             return recordWiped(keyId, call: call)
@@ -223,8 +228,17 @@ extension VaultEngine {
     /// Notes a credential this call deleted for reaching `max_attempts`.
     private func recordWiped(_ keyId: KeyID, call: Call) -> VaultError {
         audit.record(.wiped, caller: call.caller, keyId: keyId)
+        endSessions(of: [keyId], call: call)
         stats.lockedOut()
         return .credentialWiped
+    }
+
+    /// The wrong PINs a right PIN clears (`failedAttemptsCleared` in the replies of
+    /// Unlock and Authenticate): the consecutive failures counted before this attempt.
+    /// `counted` is the record as `countAttempt` wrote it — the record a `withPin` body
+    /// gets — which holds this attempt's own provisional failure on top of them.
+    func failedAttemptsCleared(by counted: CredentialRecord) -> Int {
+        max(counted.failedAttempts - 1, 0)
     }
 
     /// `record` with its failure counter cleared (after a right PIN).

@@ -14,4 +14,11 @@ public enum VaultResult: Sendable {
     case wiped(user: String, deletedKeyIds: [KeyID])
     case reset(deletedCount: Int)
     case stats(EngineStats.Snapshot)
+    /// `unlockedUntil` in Unix seconds; `failedAttemptsCleared`: the wrong PINs counted
+    /// before this right one, which it cleared (`VaultEngine.failedAttemptsCleared(by:)`).
+    case unlocked(keyId: KeyID, unlockedUntil: Int64, failedAttemptsCleared: Int)
+    case locked([KeyID])
+    /// A detached 64-byte Ed25519 signature.
+    case signature([UInt8])
+    case unlockedKeys([UnlockedKeyView])
 }

@@ -2,14 +2,16 @@ import ArgumentParser
 import Logging
 import PinVaultDaemon
 
-/// `pinvaultd [--config PATH] [--socket PATH] [--state-directory PATH] [--log-level LEVEL]`
+/// `pinvaultd [--config PATH] [--socket PATH] [--ssh-agent-socket PATH] [--state-directory PATH] [--log-level LEVEL]`
 struct PinVaultDaemonCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pinvaultd",
         abstract: "Keep PIN-protected Ed25519 keys for the applications of this machine.",
         discussion: """
-            Serves the Varlink interface io.pinvault.Vault on a Unix socket. Under systemd \
-            socket activation it serves the inherited socket. Stop it with SIGTERM or SIGINT.
+            Serves the Varlink interface io.pinvault.Vault on a Unix socket, and OpenSSH's \
+            agent protocol on a second one for the keys its users unlocked. Under systemd \
+            socket activation it serves the inherited sockets (FileDescriptorName=ssh-agent \
+            for the agent's). Stop it with SIGTERM or SIGINT.
             """,
         version: PinVaultVersion.current
     )
@@ -19,6 +21,11 @@ struct PinVaultDaemonCommand: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Socket to listen on (overrides server.socket_path).", valueName: "path"))
     var socket: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "ssh-agent socket to listen on (overrides ssh_agent.socket_path; \"\" serves none).", valueName: "path"
+    ))
+    var sshAgentSocket: String?
 
     @Option(name: .long, help: ArgumentHelp("State directory (overrides store.state_directory).", valueName: "path"))
     var stateDirectory: String?
@@ -36,6 +43,7 @@ struct PinVaultDaemonCommand: ParsableCommand {
         let status = Daemon.run(DaemonOptions(
             configPath: config,
             socketPath: socket,
+            sshAgentSocketPath: sshAgentSocket,
             stateDirectory: stateDirectory,
             logLevel: logLevel.flatMap(Logger.Level.init(rawValue:))
         ))
