@@ -6,11 +6,14 @@ import Glibc
 ///
 /// Layout under a fresh temporary directory (0711, so that a test client running
 /// as another uid can reach the socket but nothing else):
-/// `sock/io.pinvault.Vault` (the daemon makes `sock/` 0755), `state/` (0700),
+/// `sock/io.pinvault.Vault` and `sock/ssh-agent.sock` (the daemon makes `sock/` 0755), `state/` (0700),
 /// `pinvaultd.toml`, `daemon.log` (its stderr).
 public final class TestDaemon {
     public let root: String
     public let socketPath: String
+    /// The ssh-agent socket `standardArguments` ask for (the configuration serves none,
+    /// so that no test daemon binds the system's default path).
+    public let sshAgentSocketPath: String
     public let stateDirectory: String
     public let configPath: String
     public let logPath: String
@@ -22,6 +25,7 @@ public final class TestDaemon {
         "lockout": ["throttle_after": "3", "throttle_base_seconds": "1", "throttle_max_seconds": "2", "max_attempts": "5"],
         "unregister": ["expiry_seconds": "300"],
         "policy": ["deny_list": "\"\(TestDaemon.repositoryRoot)/config/deny-list.txt\""],
+        "ssh_agent": ["socket_path": "\"\""],
     ]
 
     /// `overrides` replaces or adds `[section] key = value` lines (values are TOML);
@@ -36,6 +40,7 @@ public final class TestDaemon {
         root = String(cString: made)
         chmod(root, 0o711)
         socketPath = root + "/sock/io.pinvault.Vault"
+        sshAgentSocketPath = root + "/sock/ssh-agent.sock"
         stateDirectory = root + "/state"
         configPath = root + "/pinvaultd.toml"
         logPath = root + "/daemon.log"
@@ -98,7 +103,10 @@ public final class TestDaemon {
 
     /// The arguments `start` passes by default.
     public var standardArguments: [String] {
-        ["--config", configPath, "--socket", socketPath, "--state-directory", stateDirectory, "--log-level", "debug"]
+        [
+            "--config", configPath, "--socket", socketPath, "--ssh-agent-socket", sshAgentSocketPath,
+            "--state-directory", stateDirectory, "--log-level", "debug",
+        ]
     }
 
     /// Starts the daemon and waits until it answers on its socket. `launcher` runs

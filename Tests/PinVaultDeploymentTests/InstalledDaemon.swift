@@ -38,9 +38,10 @@ final class InstalledDaemon {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// The flags that override the installed configuration's paths.
+    /// The flags that override the installed configuration's paths (the agent socket
+    /// too: the installed file names the system's /run/pinvault/ssh-agent.sock).
     var pathArguments: [String] {
-        ["--socket", socketPath, "--state-directory", stateDirectory]
+        ["--socket", socketPath, "--ssh-agent-socket", directory + "/sock/ssh-agent.sock", "--state-directory", stateDirectory]
     }
 
     /// Starts `executable arguments` and waits until the socket answers.

@@ -22,19 +22,27 @@ final class EngineFixture {
     /// GetStats' `kdfEvaluations` so far.
     var kdfEvaluations: Int { engine.stats.snapshot(kdf: engine.kdfPool.snapshot).kdfEvaluations }
 
-    init(lockout: LockoutPolicy) throws {
+    /// `monotonic` replaces the sessions' clock (and its sweeper thread: a test then
+    /// sweeps with `endExpiredSessions()`); `kdf` the parameters of new seals.
+    init(
+        lockout: LockoutPolicy, monotonic: (@Sendable () -> UInt64)? = nil,
+        sessionMaxTtlSeconds: Int64 = 3600, sessionsPerUid: Int = 16,
+        kdf: KDFParameters = KDFParameters(opslimit: 1, memlimit: 8192)
+    ) throws {
         var template = Array("/tmp/pinvault-engine-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
         directory = String(cString: made)
         store = try VaultStore(path: directory + "/vault.sqlite")
         engine = try VaultEngine(
             settings: VaultEngine.Settings(
-                policy: PinPolicy(), lockout: lockout, kdf: KDFParameters(opslimit: 1, memlimit: 8192),
+                policy: PinPolicy(), lockout: lockout, kdf: kdf,
                 unregisterExpirySeconds: 300, maxCredentialsPerUser: 8, maxCredentialsPerUid: 64,
-                kdfThreads: 1, kdfQueueMax: 8, kdfQueuePerUid: 8, storeQueueMax: 8, storeQueuePerUid: 8
+                kdfThreads: 1, kdfQueueMax: 8, kdfQueuePerUid: 8, storeQueueMax: 8, storeQueuePerUid: 8,
+                sessionMaxTtlSeconds: sessionMaxTtlSeconds, sessionsPerUid: sessionsPerUid
             ),
             store: store, pepper: try Pepper.generate(),
-            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+            monotonic: monotonic
         )
     }
 
@@ -55,15 +63,21 @@ final class EngineFixture {
     }
 
     /// Registers a credential for `user` through the engine and waits for it.
-    func register(user: String, pin: String) throws -> KeyID {
-        let answer = Answered()
-        engine.submit(.register(user: user, pin: try secret(pin), label: nil), from: caller, isCancelled: { false }) {
-            answer.set($0)
-        }
-        guard case .success(.credential(let credential)) = answer.wait() else {
+    func register(user: String, pin: String, label: String? = nil) throws -> KeyID {
+        guard case .success(.credential(let credential)) = submit(.register(user: user, pin: try secret(pin), label: label))
+        else {
             throw POSIXError(.EINVAL)
         }
         return credential.keyId
+    }
+
+    /// Submits `request` as `who` (the fixture's caller by default) and waits for the answer.
+    func submit(
+        _ request: VaultRequest, as who: Caller? = nil, isCancelled: @escaping @Sendable () -> Bool = { false }
+    ) -> Result<VaultResult, VaultError> {
+        let answer = Answered()
+        engine.submit(request, from: who ?? caller, isCancelled: isCancelled) { answer.set($0) }
+        return answer.wait()
     }
 
     /// The stored record of `keyId`.
