@@ -127,7 +127,7 @@ let package = Package(
         .target(
             name: "PinVaultEmbedded",
             dependencies: [
-                "PinVaultDaemon", "PinVaultTransport", "PinVaultStore", "PinVaultCore", "PinVaultCrypto",
+                "PinVaultDaemon", "PinVaultSSHAgent", "PinVaultTransport", "PinVaultStore", "PinVaultCore", "PinVaultCrypto",
                 "PinVaultSystem", .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -144,7 +144,7 @@ let package = Package(
         // plainly it replays Fuzz/corpus (a regression run).
         .executableTarget(
             name: "pinvault-fuzz",
-            dependencies: ["PinVaultEmbedded", "PinVaultTransport", "PinVaultProtocol", "PinVaultCrypto"],
+            dependencies: ["PinVaultEmbedded", "PinVaultTransport", "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultCrypto"],
             path: "Fuzz/pinvault-fuzz"
         ),
 
@@ -153,6 +153,11 @@ let package = Package(
         .testTarget(name: "PinVaultCoreTests", dependencies: ["PinVaultCore", "PinVaultCrypto"]),
         .testTarget(name: "PinVaultStoreTests", dependencies: ["PinVaultStore", "PinVaultCrypto", "PinVaultSystem"]),
         .testTarget(name: "PinVaultProtocolTests", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
+        .testTarget(name: "PinVaultSSHProtocolTests", dependencies: ["PinVaultSSHProtocol"]),
+        .testTarget(
+            name: "PinVaultSSHAgentTests",
+            dependencies: ["PinVaultSSHAgent", "PinVaultEmbedded", "PinVaultSSHProtocol", "PinVaultTransport", "PinVaultCrypto"]
+        ),
         .testTarget(
             name: "PinVaultEngineTests",
             dependencies: [
