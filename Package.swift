@@ -191,6 +191,8 @@ let package = Package(
             dependencies: ["PinVaultTestKit", "PinVaultProtocol", "PinVaultCrypto"]
         ),
         .testTarget(name: "PinVaultDeploymentTests", dependencies: ["PinVaultTestKit"]),
+        // The ssh-agent socket with OpenSSH itself: ssh, ssh-add, ssh-keygen and a real sshd.
+        .testTarget(name: "PinVaultSSHTests", dependencies: ["PinVaultTestKit"]),
         // pam_pinvault.so (built from pam/ by `make pam`, C) through pamtester and sudo.
         .testTarget(name: "PinVaultPAMTests", dependencies: ["PinVaultTestKit", "PinVaultCrypto"]),
     ],
