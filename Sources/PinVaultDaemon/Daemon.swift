@@ -190,9 +190,13 @@ public enum Daemon {
         case varlink, sshAgent
     }
 
-    /// The inherited sockets under socket activation (`FileDescriptorName=ssh-agent`
-    /// serves the agent; every other name, or none, Varlink), else the configured
-    /// paths: the Varlink socket, and the agent's unless `ssh_agent.socket_path` is "".
+    /// The inherited sockets under socket activation, else the configured paths: the
+    /// Varlink socket, and the agent's unless `ssh_agent.socket_path` is "". An
+    /// inherited socket serves the agent when systemd named it `ssh-agent`
+    /// (`FileDescriptorName=`, a socket unit of its own), or, named otherwise but not
+    /// `varlink`, when it is bound to `ssh_agent.socket_path`: one socket unit names
+    /// all its sockets alike, so the shipped pinvaultd.socket, which lists both, is
+    /// told apart by path.
     private static func listen(
         _ configuration: DaemonConfiguration, logger: Logger
     ) throws -> [(socket: UnixListener, protocol: SocketProtocol)] {
@@ -200,8 +204,11 @@ public enum Daemon {
             let inherited = SocketActivation.inheritedSockets()
             if !inherited.isEmpty {
                 logger.info("using \(inherited.count) socket(s) from systemd")
+                let agentPath = configuration.sshAgent.socketPath
                 return try inherited.map { socket throws(ListenerError) in
-                    (try UnixListener.inherited(fd: socket.fd), socket.name == "ssh-agent" ? .sshAgent : .varlink)
+                    let isAgent = socket.name == "ssh-agent"
+                        || (socket.name != "varlink" && !agentPath.isEmpty && InheritedSocketPath.of(socket.fd) == agentPath)
+                    return (try UnixListener.inherited(fd: socket.fd), isAgent ? .sshAgent : .varlink)
                 }
             }
             let mode = mode_t(configuration.server.socketMode)
