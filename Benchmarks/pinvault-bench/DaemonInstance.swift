@@ -1,13 +1,15 @@
 import Glibc
 
 /// A release `pinvaultd` on a private socket and state directory, with the production
-/// configuration file (`config/pinvaultd.toml`) and only `--socket`/`--state-directory`
-/// pointing into a scratch directory. Its stderr goes to `daemon.log` there.
+/// configuration file (`config/pinvaultd.toml`) and only `--socket`, `--ssh-agent-socket`
+/// and `--state-directory` pointing into a scratch directory. Its stderr goes to `daemon.log` there.
 final class DaemonInstance {
     let daemonPath: String
     let configPath: String
     let scratch: ScratchDirectory
     let socketPath: String
+    /// The daemon's ssh-agent socket (`--ssh-agent-socket`).
+    let agentSocketPath: String
     let stateDirectory: String
     let logPath: String
     private(set) var child: ChildProcess?
@@ -19,6 +21,7 @@ final class DaemonInstance {
         self.configPath = configPath
         scratch = try ScratchDirectory(prefix: "pinvault-bench")
         socketPath = scratch.file("io.pinvault.Vault")
+        agentSocketPath = scratch.file("ssh-agent.sock")
         stateDirectory = scratch.file("state")
         logPath = scratch.file("daemon.log")
         guard mkdir(stateDirectory, 0o700) == 0 else { throw BenchError.system("mkdir \(stateDirectory)") }
@@ -31,7 +34,7 @@ final class DaemonInstance {
     var pid: pid_t? { child?.pid }
 
     private var daemonArguments: [String] {
-        ["--config", configPath, "--socket", socketPath, "--state-directory", stateDirectory]
+        ["--config", configPath, "--socket", socketPath, "--ssh-agent-socket", agentSocketPath, "--state-directory", stateDirectory]
     }
 
     private static let environment = ["PATH=/usr/local/bin:/usr/bin:/bin"]

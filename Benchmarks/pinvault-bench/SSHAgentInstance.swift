@@ -1,4 +1,5 @@
 import Glibc
+import PinVaultProtocol
 
 /// A private `ssh-agent -D -a SOCKET` holding one ed25519 key (made by
 /// `ssh-keygen -t ed25519 -N ''`, added with `ssh-add`), the reference for cheap
@@ -6,6 +7,8 @@ import Glibc
 final class SSHAgentInstance {
     let scratch: ScratchDirectory
     let socketPath: String
+    /// The raw 32-byte public key of the key it holds.
+    let publicKey: [UInt8]
     private var child: ChildProcess?
 
     init() throws {
@@ -28,6 +31,20 @@ final class SSHAgentInstance {
             usleep(1_000)
         }
         try ChildProcess.run(try Executable.find("ssh-add"), ["-q", key], environment: environment, logPath: log)
+        publicKey = try Self.rawPublicKey(ofLineIn: key + ".pub")
+    }
+
+    /// The 32 bytes at the end of an `ssh-ed25519` line's key blob.
+    private static func rawPublicKey(ofLineIn path: String) throws -> [UInt8] {
+        guard let file = fopen(path, "r") else { throw BenchError.system("fopen \(path)") }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 1024)
+        guard fgets(&line, Int32(line.count), file) != nil else { throw BenchError("empty \(path)") }
+        let fields = String(cString: line).split(separator: " ")
+        guard fields.count >= 2, let blob = try? Base64.decode(String(fields[1])), blob.count == 51 else {
+            throw BenchError("not an ssh-ed25519 key line: \(path)")
+        }
+        return Array(blob.suffix(32))
     }
 
     /// The agent's process id (0 once stopped).
