@@ -57,7 +57,8 @@ extension VaultEngine {
             do throws(SessionTable.Refusal) {
                 return try sessions.open(
                     keyId: record.keyId, owner: record.ownerUid, user: record.user, label: record.label, key: key,
-                    ttlNanoseconds: UInt64(ttlSeconds) * 1_000_000_000, boundConnection: boundConnection,
+                    ttlNanoseconds: UInt64(ttlSeconds) * 1_000_000_000, wallUntil: time + ttlSeconds,
+                    boundConnection: boundConnection,
                     abandoned: call.isCancelled
                 )
             } catch {

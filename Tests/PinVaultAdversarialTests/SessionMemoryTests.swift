@@ -67,9 +67,12 @@ final class SessionMemoryTests: XCTestCase {
 
     func testAfterExpiry_noCopyOfTheSeedIsLeft() throws {
         try requireRoot()
-        let (client, pid, keyId, publicKey) = try startUnlocked(ttl: 1)
+        // Long enough for the first scan to end before the session does, even on a busy machine.
+        let (client, pid, keyId, publicKey) = try startUnlocked(ttl: 4)
+        let started = Date()
         XCTAssertEqual(try seedCopies(in: pid, of: publicKey).count, 1)
-        usleep(1_500_000)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3.5, "the scan outlasted the session: nothing proved")
+        usleep(useconds_t(max(0, 4.6 - Date().timeIntervalSince(started)) * 1_000_000))
         XCTAssertEqual(try client.vault("Sign", ["keyId": keyId, "challenge": "AA=="]).error, "io.pinvault.Vault.NotUnlocked")
         let left = try seedCopies(in: pid, of: publicKey)
         XCTAssertEqual(left.count, 0, "seed copies after expiry:\n" + left.map(\.description).joined(separator: "\n"))

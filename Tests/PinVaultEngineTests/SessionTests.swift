@@ -194,8 +194,7 @@ final class SessionTests: XCTestCase {
         let keyId = try f.register(user: "alice", pin: pin)
         guard case .success(.unlocked(_, let until, _)) = try unlock(f, keyId, ttl: 120) else { return XCTFail() }
         guard case .success(.credentials(let views)) = f.submit(.list(user: nil, ownerUid: nil)) else { return XCTFail() }
-        let shown = try XCTUnwrap(views.first?.unlockedUntil)
-        XCTAssertLessThanOrEqual(abs(shown - until), 1)
+        XCTAssertEqual(views.first?.unlockedUntil, until, "List and Unlock disagree on the end")
     }
 
     func testMaxTtlZero_refusesUnlock_withPermissionDenied_beforeAnyPin() throws {
@@ -258,7 +257,7 @@ final class SessionTests: XCTestCase {
         let key = try ProtectedSigningKey(seed: try SecretBytes.random(count: 32))
         XCTAssertThrowsError(try f.engine.sessions.open(
             keyId: keyId, owner: f.caller.uid, user: "alice", label: nil, key: key,
-            ttlNanoseconds: 1_000_000_000, boundConnection: 9, abandoned: { true }
+            ttlNanoseconds: 1_000_000_000, wallUntil: 0, boundConnection: 9, abandoned: { true }
         )) { XCTAssertEqual($0 as? SessionTable.Refusal, .abandoned) }
         XCTAssertEqual(f.engine.sessions.count, 0, "a session opened for a connection that had gone")
         XCTAssertFalse(isUnlocked(f, keyId))

@@ -89,7 +89,7 @@ final class SessionTable: @unchecked Sendable {
     /// (`endSessions(boundTo:)`) or keeps it from opening.
     func open(
         keyId: KeyID, owner: UInt32, user: String, label: String?, key: ProtectedSigningKey,
-        ttlNanoseconds ttl: UInt64, boundConnection: UInt64?, abandoned: () -> Bool
+        ttlNanoseconds ttl: UInt64, wallUntil: Int64, boundConnection: UInt64?, abandoned: () -> Bool
     ) throws(Refusal) -> Opened {
         try lock.withLock { () throws(Refusal) -> Opened in
             if let refused = refusal(keyId, owner: owner) { throw refused }
@@ -98,13 +98,14 @@ final class SessionTable: @unchecked Sendable {
             let until = overflow ? UInt64.max : deadline
             if let open = sessions[keyId] {
                 open.deadline = until
+                open.wallUntil = wallUntil
                 open.boundConnection = boundConnection
                 lock.signal()
                 return .extended
             }
             sessions[keyId] = UnlockedKey(
                 keyId: keyId, owner: owner, user: user, label: label, key: key,
-                deadline: until, boundConnection: boundConnection
+                deadline: until, wallUntil: wallUntil, boundConnection: boundConnection
             )
             perUid[owner, default: 0] += 1
             lock.signal()  // the sweeper may have a later deadline in mind
@@ -168,13 +169,17 @@ final class SessionTable: @unchecked Sendable {
         }
     }
 
-    /// The wall-clock end of a session: now plus what is left of it, rounded up.
+    /// The wall-clock end of a session: the one Unlock reported, while the wall clock
+    /// agrees with the monotonic one to the second; else (the wall clock stepped) now
+    /// plus what is left of the session, rounded up — its true end.
     private func view(of session: UnlockedKey, at time: UInt64, wallNow: Int64) -> UnlockedKeyView {
         let left = session.deadline - time
         let seconds = Int64(clamping: left / 1_000_000_000 + (left % 1_000_000_000 == 0 ? 0 : 1))
+        let (computed, overflow) = wallNow.addingReportingOverflow(seconds)
+        let end = overflow ? Int64.max : computed
         return UnlockedKeyView(
             keyId: session.keyId, user: session.user, label: session.label, publicKey: session.publicKey,
-            unlockedUntil: wallNow.addingReportingOverflow(seconds).overflow ? Int64.max : wallNow + seconds
+            unlockedUntil: abs(end - session.wallUntil) <= 1 ? session.wallUntil : end
         )
     }
 

@@ -14,19 +14,22 @@ final class UnlockedKey {
     /// `MonotonicClock` nanoseconds (or the engine's injected clock) after which the
     /// session signs nothing more.
     var deadline: UInt64
+    /// The wall-clock end the Unlock reported (Unix seconds), for views to repeat.
+    var wallUntil: Int64
     /// The connection whose end ends the session (`bindToConnection`), if any.
     var boundConnection: UInt64?
     /// Signatures made, for the audit line at the session's end.
     var signatures = 0
 
     init(keyId: KeyID, owner: UInt32, user: String, label: String?, key: ProtectedSigningKey,
-         deadline: UInt64, boundConnection: UInt64?) {
+         deadline: UInt64, wallUntil: Int64, boundConnection: UInt64?) {
         self.keyId = keyId
         self.owner = owner
         self.user = user
         self.label = label
         self.key = key
         self.deadline = deadline
+        self.wallUntil = wallUntil
         self.boundConnection = boundConnection
     }
 
