@@ -29,8 +29,12 @@ VENV         := $(CURDIR)/.venv
 BUILD_PACKAGES := libsodium-dev libsqlite3-dev pkg-config libpam0g-dev
 TEST_PACKAGES  := python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client pamtester sudo
 DEB_PACKAGES   := debhelper dpkg-dev lintian mmdebstrap
+# The ssh tests start their own sshd on 127.0.0.1 (PinVaultSSHTests); Debian's package
+# would also start the system's sshd, so test-deps stops and disables it again when it
+# installed it (ssh-server-quiet).
+SSH_TEST_PACKAGES := openssh-server
 
-.PHONY: all deps test-deps apt-packages build release run test soak venv clean
+.PHONY: all deps test-deps apt-packages ssh-server-quiet build release run test soak venv clean
 .PHONY: install install-build uninstall check-units fuzz sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
 
 all: build
@@ -41,6 +45,17 @@ deps:
 
 test-deps:
 	@$(MAKE) --no-print-directory apt-packages PACKAGES="$(BUILD_PACKAGES) $(TEST_PACKAGES)"
+	@if [ ! -x /usr/sbin/sshd ]; then \
+		$(MAKE) --no-print-directory apt-packages PACKAGES="$(SSH_TEST_PACKAGES)" && $(MAKE) --no-print-directory ssh-server-quiet; \
+	fi
+
+# The tests need sshd's binary, not the service: after installing openssh-server, the
+# system's sshd is stopped and disabled again (the package enables it).
+ssh-server-quiet:
+	@if [ -d /run/systemd/system ] && [ "$$(id -u)" = 0 ]; then \
+		systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true; \
+		echo "openssh-server installed for the tests; the system's sshd is left disabled"; \
+	fi
 
 apt-packages:
 	@missing=""; \

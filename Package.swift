@@ -6,10 +6,12 @@
 //   pinvaultd            the executable: flags, then Daemon.run
 //   PinVaultDaemon       configuration, start-up, and the one composition root (VaultAssembly)
 //   PinVaultVarlink      the io.pinvault.Vault front door: Varlink calls ⇄ engine requests
+//   PinVaultSSHAgent     the ssh-agent front door: OpenSSH agent messages ⇄ engine requests
 //   PinVaultTransport    the epoll loop, connections, peers, admission; knows no protocol
 //   PinVaultEngine       the vault: requests, PIN checks, lockout, pools; knows no protocol
 //   PinVaultStore        SQLite vault, schema and migrations, pepper file, state directory
 //   PinVaultProtocol     Varlink wire format: framing, JSON, messages, limits (no I/O)
+//   PinVaultSSHProtocol  ssh-agent wire format: framing, SSH strings, messages, key lines (no I/O)
 //   PinVaultCore         PIN policy, deny list, lockout schedule (pure values)
 //   PinVaultCrypto       every libsodium call, the secret types, the sealed-seed format
 //   PinVaultSystem       system calls (EINTR once), files, Unix socket addresses, locks
@@ -59,6 +61,7 @@ let package = Package(
             dependencies: ["PinVaultCrypto"],
             plugins: ["GenerateVarlinkInterface"]
         ),
+        .target(name: "PinVaultSSHProtocol"),
 
         // The vault engine and the transport, side by side; the front door over both.
         .target(
@@ -79,12 +82,16 @@ let package = Package(
             name: "PinVaultVarlink",
             dependencies: ["PinVaultEngine", "PinVaultTransport", "PinVaultProtocol", "PinVaultCore", "PinVaultCrypto"]
         ),
+        .target(
+            name: "PinVaultSSHAgent",
+            dependencies: ["PinVaultEngine", "PinVaultTransport", "PinVaultSSHProtocol", "PinVaultCrypto"]
+        ),
 
         // The daemon: configuration, start-up, the composition root; and its executable.
         .target(
             name: "PinVaultDaemon",
             dependencies: [
-                "PinVaultVarlink", "PinVaultEngine", "PinVaultTransport", "PinVaultStore",
+                "PinVaultVarlink", "PinVaultSSHAgent", "PinVaultEngine", "PinVaultTransport", "PinVaultStore",
                 "PinVaultCore", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -96,7 +103,7 @@ let package = Package(
         .executableTarget(
             name: "pinvault",
             dependencies: [
-                "PinVaultClient", "PinVaultProtocol", "PinVaultSystem",
+                "PinVaultClient", "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -130,7 +137,7 @@ let package = Package(
         // plainly it replays Fuzz/corpus (a regression run).
         .executableTarget(
             name: "pinvault-fuzz",
-            dependencies: ["PinVaultEmbedded", "PinVaultTransport", "PinVaultProtocol"],
+            dependencies: ["PinVaultEmbedded", "PinVaultTransport", "PinVaultProtocol", "PinVaultSSHProtocol"],
             path: "Fuzz/pinvault-fuzz"
         ),
 
@@ -142,6 +149,11 @@ let package = Package(
             dependencies: ["PinVaultStore", "PinVaultCrypto", "PinVaultSystem", "PinVaultTestKit"]
         ),
         .testTarget(name: "PinVaultProtocolTests", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
+        .testTarget(name: "PinVaultSSHProtocolTests", dependencies: ["PinVaultSSHProtocol"]),
+        .testTarget(
+            name: "PinVaultSSHAgentTests",
+            dependencies: ["PinVaultEmbedded", "PinVaultSSHProtocol", "PinVaultTransport", "PinVaultCrypto"]
+        ),
         .testTarget(
             name: "PinVaultEngineTests",
             dependencies: [
@@ -181,6 +193,8 @@ let package = Package(
             dependencies: ["PinVaultTestKit", "PinVaultCrypto"]
         ),
         .testTarget(name: "PinVaultDeploymentTests", dependencies: ["PinVaultTestKit"]),
+        // The ssh-agent socket with OpenSSH itself: ssh, ssh-add, ssh-keygen and a real sshd.
+        .testTarget(name: "PinVaultSSHTests", dependencies: ["PinVaultTestKit"]),
         // pam_pinvault.so (built from pam/ by `make pam`, C) through pamtester and sudo.
         .testTarget(name: "PinVaultPAMTests", dependencies: ["PinVaultTestKit", "PinVaultCrypto"]),
     ],

@@ -20,7 +20,7 @@ objcopy --strip-debug "$build/pinvaultd" "$work/pinvaultd"
 
 valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$work/callgrind.out" \
     "$work/pinvaultd" --config "$repo/config/pinvaultd.toml" \
-    --socket "$work/sock" --state-directory "$work/state" 2>"$work/daemon.log" &
+    --socket "$work/sock" --ssh-agent-socket "" --state-directory "$work/state" 2>"$work/daemon.log" &
 daemon=$!
 for _ in $(seq 600); do [ -S "$work/sock" ] || ! kill -0 "$daemon" 2>/dev/null && break; sleep 0.1; done
 [ -S "$work/sock" ] || { cat "$work/daemon.log"; exit 1; }

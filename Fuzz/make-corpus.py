@@ -4,11 +4,14 @@
 Each file is a stream of NUL-ended Varlink calls from one peer. An empty frame (two
 NULs in a row) is not a Varlink call: the harness's connection closes, and the calls
 after it come from the next peer (user 1000, then admin uid 0, then user 1001).
+What follows the marker AGENT (NUL, "ssh-agent", NUL) goes to the ssh-agent door
+instead, as user 1000's byte stream of length-prefixed messages.
 Run it again after changing a scenario: python3 Fuzz/make-corpus.py
 """
 import base64
 import json
 import os
+import struct
 
 V = "io.pinvault.Vault."
 USER = "alice@example.com"
@@ -28,6 +31,19 @@ def call(method, oneway=False, **parameters):
 
 
 NEXT_PEER = b"\0"
+AGENT = b"\0ssh-agent\0"
+
+
+def ssh_string(data):
+    return struct.pack(">I", len(data)) + data
+
+
+def agent(kind, body=b""):
+    message = bytes([kind]) + body
+    return struct.pack(">I", len(message)) + message
+
+
+ED25519_BLOB = ssh_string(b"ssh-ed25519") + ssh_string(bytes(range(32)))
 
 SCENARIOS = {
     "policy": call("GetPolicy"),
@@ -75,6 +91,32 @@ SCENARIOS = {
     + call("Register", user=USER, pin=PIN, extra=[1, {"a": None}]),
     "not-a-call": b'[1,2,[3,[4]]]\0{"method":7}\0"text"\0{}\0',
     "deep-nesting": b'{"method":"io.pinvault.Vault.GetPolicy","parameters":' + b'[' * 40 + b']' * 40 + b'}\0',
+    "sessions": call("Register", user="frank", pin=PIN, label="ssh")
+    + call("Unlock", user="frank", pin=PIN, ttlSeconds=60)
+    + call("Unlock", user="frank", pin=NEW_PIN, ttlSeconds=60, bindToConnection=True)
+    + call("Sign", keyId=KEY_ID, challenge=CHALLENGE)
+    + call("List", user="frank")
+    + call("Lock", keyId=KEY_ID)
+    + call("Lock")
+    + call("Unlock", user="frank", pin=PIN, ttlSeconds=0),
+    "agent": call("Register", user="gina", pin=PIN)
+    + call("Unlock", user="gina", pin=PIN, ttlSeconds=60)
+    + AGENT
+    + agent(11)
+    + agent(13, ssh_string(ED25519_BLOB) + ssh_string(b"data to sign") + struct.pack(">I", 0))
+    + agent(13, ssh_string(ED25519_BLOB) + ssh_string(b"") + struct.pack(">I", 4))
+    + agent(13, ssh_string(b"ssh-rsa") + ssh_string(b"x"))
+    + agent(18, ssh_string(ED25519_BLOB))
+    + agent(27, ssh_string(b"query"))
+    + agent(27, ssh_string(b"session-bind@openssh.com") + ssh_string(ED25519_BLOB) + ssh_string(b"id") + ssh_string(b"sig") + b"\0")
+    + agent(17, ssh_string(b"ssh-ed25519"))
+    + agent(22, ssh_string(b"passphrase"))
+    + agent(23, ssh_string(b"passphrase"))
+    + agent(99)
+    + agent(13, b"\xff\xff\xff\xff")
+    + agent(19)
+    + agent(11)
+    + struct.pack(">I", 256 * 1024 + 1),
 }
 
 if __name__ == "__main__":

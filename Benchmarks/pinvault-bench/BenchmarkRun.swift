@@ -28,6 +28,8 @@ struct BenchmarkRun {
         progress("cheap round trips (PinVault GetPolicy, ssh-agent REQUEST_IDENTITIES)")
         let agent = try SSHAgentInstance()
         try RoundTripBenchmark.run(daemon: daemon, agent: agent, cores: machine.cores, parameters: parameters, report: report)
+        progress("signing with an unlocked key (PinVault's agent and Varlink Sign, ssh-agent SIGN_REQUEST)")
+        try SessionSignBenchmark.run(daemon: daemon, agent: agent, cores: machine.cores, parameters: parameters, report: report)
 
         let clientCount = 2 * machine.cores
         progress("registering \(clientCount) credentials at production cost")
@@ -102,7 +104,7 @@ struct BenchmarkRun {
     private func parameterSection(_ kdf: ConfiguredKDF, clients: Int) -> Report.Section {
         var section = Report.Section("Parameters")
         section.add("- Daemon: release `pinvaultd` (`swift build -c release`), `\(configPath)` unchanged but for")
-        section.add("  `--socket` and `--state-directory` in a fresh temporary directory; stderr (info-level logs and")
+        section.add("  `--socket`, `--ssh-agent-socket` and `--state-directory` in a fresh temporary directory; stderr (info-level logs and")
         section.add("  audit lines) to a file there.")
         section.add("- KDF: Argon2id v1.3, \(kdf.description), `kdf.max_parallel` resolved to \(kdf.maxParallel).")
         section.add("- Client: this benchmark, one blocking Unix-socket connection per thread, raw Varlink requests")

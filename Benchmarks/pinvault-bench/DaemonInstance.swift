@@ -2,9 +2,10 @@ import Glibc
 import PinVaultTestKit
 
 /// A release `pinvaultd` on a private socket and state directory, with the production
-/// configuration file (`config/pinvaultd.toml`) as it is and only `--socket` and
-/// `--state-directory` pointing into a scratch directory, its output in `daemon.log`
-/// there: TestKit's `TestDaemon`, with the two starts the benchmark times.
+/// configuration file (`config/pinvaultd.toml`) as it is and only `--socket`,
+/// `--ssh-agent-socket` and `--state-directory` pointing into a scratch directory, its
+/// output in `daemon.log` there: TestKit's `TestDaemon`, with the two starts the
+/// benchmark times.
 final class DaemonInstance {
     let daemon: TestDaemon
 
@@ -21,6 +22,8 @@ final class DaemonInstance {
     }
 
     var socketPath: String { daemon.socketPath }
+    /// The daemon's ssh-agent socket (`--ssh-agent-socket`).
+    var agentSocketPath: String { daemon.sshAgentSocketPath }
     var stateDirectory: String { daemon.stateDirectory }
     var logPath: String { daemon.logPath }
     var pid: pid_t? { daemon.pid }

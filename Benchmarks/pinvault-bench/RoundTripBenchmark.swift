@@ -49,7 +49,7 @@ enum RoundTripBenchmark {
         let ssh = try agent.connect()
         let nullPeer = try floor.connect()
         let pipelinedVault = pipelined(VaultCalls.getPolicy, count: parameters.pipelinedCalls)
-        let pipelinedSSH = pipelined(SSHAgentConnection.request, count: parameters.pipelinedCalls)
+        let pipelinedSSH = pipelined(SSHAgentClient.identitiesRequest, count: parameters.pipelinedCalls)
         for _ in 0..<200 {
             try vault.roundTrip(VaultCalls.getPolicy)
             try ssh.roundTrip()

@@ -1,4 +1,5 @@
 import Glibc
+import PinVaultProtocol
 import PinVaultTestKit
 
 /// A private `ssh-agent -D -a SOCKET` holding one ed25519 key (made by
@@ -7,6 +8,8 @@ import PinVaultTestKit
 final class SSHAgentInstance {
     let scratch: TemporaryDirectory
     let socketPath: String
+    /// The raw 32-byte public key of the key it holds.
+    let publicKey: [UInt8]
     private var child: ChildProcess?
 
     init() throws {
@@ -27,6 +30,20 @@ final class SSHAgentInstance {
             usleep(1_000)
         }
         try Executable.run("ssh-add", ["-q", key], environment: environment)
+        publicKey = try Self.rawPublicKey(ofLineIn: key + ".pub")
+    }
+
+    /// The 32 bytes at the end of an `ssh-ed25519` line's key blob.
+    private static func rawPublicKey(ofLineIn path: String) throws -> [UInt8] {
+        guard let file = fopen(path, "r") else { throw BenchError.system("fopen \(path)") }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 1024)
+        guard fgets(&line, Int32(line.count), file) != nil else { throw BenchError("empty \(path)") }
+        let fields = String(cString: line).split(separator: " ")
+        guard fields.count >= 2, let blob = try? Base64.decode(String(fields[1])), blob.count == 51 else {
+            throw BenchError("not an ssh-ed25519 key line: \(path)")
+        }
+        return Array(blob.suffix(32))
     }
 
     /// The agent's process id (0 once stopped).
@@ -36,7 +53,7 @@ final class SSHAgentInstance {
         child?.stop(timeout: 5)
     }
 
-    func connect() throws -> SSHAgentConnection {
-        try SSHAgentConnection(path: socketPath)
+    func connect() throws -> SSHAgentClient {
+        try SSHAgentClient(path: socketPath, timeoutSeconds: 120)
     }
 }

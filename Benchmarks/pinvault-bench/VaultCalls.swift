@@ -46,6 +46,34 @@ enum VaultCalls {
         VarlinkClient.request(interface + "." + method, parameters)
     }
 
+    static func unlock(user: String, keyId: String, ttlSeconds: Int64) -> [UInt8] {
+        request("Unlock") { parameters in
+            parameters.field("user", user)
+            parameters.field("keyId", keyId)
+            parameters.field("pin", pin)
+            parameters.field("ttlSeconds", ttlSeconds)
+        }
+    }
+
+    static func sign(keyId: String, challenge: [UInt8]) -> [UInt8] {
+        request("Sign") { parameters in
+            parameters.field("keyId", keyId)
+            parameters.field("challenge", Base64.encodedString(challenge))
+        }
+    }
+
+    /// The raw public key (`parameters.credential.publicKey`) of a Register reply.
+    static func publicKey(fromRegisterReply reply: UnsafeRawBufferPointer) throws -> [UInt8] {
+        let document = try parse(reply)
+        guard let parameters = document.member("parameters", of: document.root),
+              let credential = document.member("credential", of: parameters),
+              let key = document.member("publicKey", of: credential),
+              let text = document.string(key), let bytes = try? Base64.decode(text), bytes.count == 32 else {
+            throw BenchError("Register failed: \(String(decoding: reply, as: UTF8.self))")
+        }
+        return bytes
+    }
+
     /// `parameters.credential.keyId` of a Register reply.
     static func keyId(fromRegisterReply reply: UnsafeRawBufferPointer) throws -> String {
         let document = try parse(reply)

@@ -11,7 +11,8 @@ import PinVaultTransport
 /// connection, and the frames after it come on a new one from the next peer of
 /// `peers`: a user, an admin, another user. So one input can register as a user and
 /// then unblock or wipe as an admin. The virtual clock moves one second per frame,
-/// so throttling and unregistration expire within an input's reach.
+/// so throttling and unregistration expire within an input's reach. What follows
+/// `AgentCheck.marker` goes to the ssh-agent door as user 1000's byte stream.
 ///
 /// Every check traps (libFuzzer reports a trap as a crash): a finding is a trap,
 /// a sanitizer report, a leak, or a time-out.
@@ -54,8 +55,12 @@ enum FuzzHarness {
     static let tracing = getenv("PINVAULT_FUZZ_TRACE") != nil
 
     /// Runs one input.
-    static func run(_ input: UnsafeRawBufferPointer) {
+    static func run(_ whole: UnsafeRawBufferPointer) {
         let vault = vaultOrTrap()
+        let (input, agent) = AgentCheck.split(whole)
+        defer {
+            if let agent { AgentCheck.run(agent, vault: vault, peer: peers[0]) }
+        }
         // A small limit too, so that over-long messages and compaction at the edge of
         // the buffer are reached without inputs of 64 KiB.
         _ = FrameSplitCheck.frames(of: input, maxMessageBytes: 1 + input.count % 97)

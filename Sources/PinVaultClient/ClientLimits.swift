@@ -59,6 +59,15 @@ enum ClientLimits {
         guard ProtocolLimits.challengeBytes.contains(challenge.count) else { throw .invalidParameter("challenge") }
     }
 
+    /// Unlock's `ttlSeconds`: a duration of whole seconds in `ProtocolLimits.ttlSeconds`,
+    /// rounded up (a session is never shorter than asked, short of the daemon's cap).
+    static func ttlSeconds(_ ttl: Duration) throws(PinVaultError) -> Int64 {
+        let (seconds, attoseconds) = ttl.components
+        let whole = attoseconds > 0 ? seconds + 1 : seconds
+        guard ProtocolLimits.ttlSeconds.contains(whole) else { throw .invalidParameter("ttlSeconds") }
+        return whole
+    }
+
     /// `token`: 43 characters of base64url (the daemon checks the alphabet).
     static func checkToken(_ token: UnregistrationToken) throws(PinVaultError) {
         let count = token.withUnsafeBytes { $0.count }

@@ -16,7 +16,8 @@ extension Credential {
             remainingAttempts: Int(wire.remainingAttempts),
             state: State(wire.state),
             lockedUntil: wire.lockedUntil.map(Date.init(unixSeconds:)),
-            unregistrationExpiresAt: wire.unregistrationExpiresAt.map(Date.init(unixSeconds:))
+            unregistrationExpiresAt: wire.unregistrationExpiresAt.map(Date.init(unixSeconds:)),
+            unlockedUntil: wire.unlockedUntil.map(Date.init(unixSeconds:))
         )
     }
 

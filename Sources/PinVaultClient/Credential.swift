@@ -39,12 +39,14 @@ public struct Credential: Equatable, Sendable {
     public var lockedUntil: Date?
     /// While pending unregistration: when it lapses.
     public var unregistrationExpiresAt: Date?
+    /// While an unlock session of the owner is open on it: when it ends.
+    public var unlockedUntil: Date?
 
     /// Each field as given.
     public init(
         user: String, keyId: String, label: String?, publicKey: [UInt8], ownerUid: UInt32,
         createdAt: Date, lastUsedAt: Date?, failedAttempts: Int, remainingAttempts: Int,
-        state: State, lockedUntil: Date?, unregistrationExpiresAt: Date?
+        state: State, lockedUntil: Date?, unregistrationExpiresAt: Date?, unlockedUntil: Date? = nil
     ) {
         self.user = user
         self.keyId = keyId
@@ -58,5 +60,6 @@ public struct Credential: Equatable, Sendable {
         self.state = state
         self.lockedUntil = lockedUntil
         self.unregistrationExpiresAt = unregistrationExpiresAt
+        self.unlockedUntil = unlockedUntil
     }
 }

@@ -49,6 +49,9 @@ extension PinVaultError {
         public static let invalidToken = Code(.invalidToken)
         /// The daemon's KDF queue is full: retry after `retryAfter`. Nothing was counted.
         public static let busy = Code(.busy)
+        /// No unlock session of the caller on that key: never unlocked, locked, expired,
+        /// ended by a change of the credential, or another uid's credential.
+        public static let notUnlocked = Code(.notUnlocked)
         /// The daemon's store or system failed; nothing was changed or counted.
         public static let internalError = Code(.internalError)
 
@@ -101,6 +104,7 @@ extension PinVaultError {
     public static func unregistrationPending(expiresAt: Date) -> PinVaultError { .init(Code.unregistrationPending, .expiresAt(expiresAt)) }
     public static let invalidToken = PinVaultError(Code.invalidToken)
     public static func busy(retryAfter: Duration) -> PinVaultError { .init(Code.busy, .retryAfter(retryAfter)) }
+    public static let notUnlocked = PinVaultError(Code.notUnlocked)
     public static let internalError = PinVaultError(Code.internalError)
     public static func invalidParameter(_ parameter: String) -> PinVaultError { .init(Code.invalidParameter, .name(parameter)) }
     public static let permissionDenied = PinVaultError(Code.permissionDenied)

@@ -32,6 +32,8 @@ extension PinVaultError {
             return "the unregistration token is wrong, or no unregistration is pending"
         case .busy:
             return "the daemon is busy: retry in \(Self.milliseconds(retryAfter ?? .zero)) ms"
+        case .notUnlocked:
+            return "the credential is not unlocked"
         case .internalError:
             return "the daemon failed internally; nothing was changed"
         case .invalidParameter:

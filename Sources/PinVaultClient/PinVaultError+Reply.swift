@@ -49,6 +49,8 @@ extension PinVaultError {
             return .invalidToken
         case .busy:
             return .busy(retryAfter: .milliseconds(max(try int("retryAfterMilliseconds"), 0)))
+        case .notUnlocked:
+            return .notUnlocked
         case .internalError:
             return .internalError
         }

@@ -13,4 +13,6 @@ public enum CryptoError: Error, Equatable, Sendable {
     case openFailed
     /// A signature could not be produced.
     case signingFailed
+    /// `mprotect` refused to change a secret buffer's protection (`SecretBytes.protect`).
+    case protectionFailed
 }

@@ -132,6 +132,26 @@ public final class SecretBytes: @unchecked Sendable {
         return true
     }
 
+    /// Who may touch the pages (`sodium_mprotect_*`). A buffer made `.noAccess`
+    /// faults on any read or write — a stray pointer, a heap overflow next door, a
+    /// bug that would copy it — until it is made readable again; `sodium_free`
+    /// (at deinit) makes it writable before it zeroes it, so release needs no step.
+    public enum Access: Sendable {
+        case noAccess, readOnly, readWrite
+    }
+
+    /// Sets the protection of the buffer's pages. Only for a buffer that one owner
+    /// serialises: a thread reading it while another takes the access away faults.
+    /// Throws `.protectionFailed` when `mprotect` refuses (it then changed nothing).
+    public func protect(_ access: Access) throws(CryptoError) {
+        let result = switch access {
+        case .noAccess: sodium_mprotect_noaccess(base)
+        case .readOnly: sodium_mprotect_readonly(base)
+        case .readWrite: sodium_mprotect_readwrite(base)
+        }
+        guard result == 0 else { throw CryptoError.protectionFailed }
+    }
+
     /// Zeroes the contents and sets `count` to 0.
     public func wipe() {
         sodium_memzero(base, max(capacity, 1))

@@ -5,8 +5,8 @@ import CSodium
 public struct SigningKeyPair: Sendable {
     /// The raw 32-byte public key.
     public let publicKey: [UInt8]
-    /// libsodium's secret key: seed ‖ public key.
-    private let secretKey: SecretBytes
+    /// libsodium's secret key: seed ‖ public key (`ProtectedSigningKey` closes its pages).
+    let secretKey: SecretBytes
 
     /// Derives the key pair of a 32-byte seed.
     public init(seed: SecretBytes) throws(CryptoError) {

@@ -64,6 +64,14 @@ public enum Daemon {
         if let seconds = options.exitOnIdleSeconds {
             configuration.server.exitOnIdleSeconds = seconds
         }
+        if let agentPath = options.sshAgentSocketPath {
+            guard agentPath.isEmpty || (agentPath.hasPrefix("/") && agentPath.utf8.count <= 107) else {
+                throw ConfigurationError(
+                    file: "--ssh-agent-socket", reason: "must be an absolute path of at most 107 bytes, or \"\" for none"
+                )
+            }
+            configuration.sshAgent.socketPath = agentPath
+        }
         // Flag, then file, then systemd's StateDirectory= (the first, when it lists
         // several), then the fallback.
         let systemd = ProcessEnvironment.value("STATE_DIRECTORY")
@@ -144,7 +152,9 @@ public enum Daemon {
         )
         defer { vault.shutdown() }
         let server = try Server(
-            doors: listeners.map { Server.Door(listener: $0, handler: vault.varlink) },
+            doors: listeners.map { listener in
+                Server.Door(listener: listener.socket, handler: listener.protocol == .sshAgent ? vault.sshAgent : vault.varlink)
+            },
             limits: limits,
             stats: vault.serverStats,
             notifier: notifier,
@@ -157,6 +167,7 @@ public enum Daemon {
             + "memlimit \(kdf.parameters.memlimit >> 20) MiB, \(vault.engine.kdfThreadCount) in parallel"
         logger.notice("pinvaultd \(PinVaultVersion.current) ready", metadata: [
             "socket": "\(configuration.server.socketPath)",
+            "sshAgentSocket": "\(listeners.contains { $0.protocol == .sshAgent } ? configuration.sshAgent.socketPath : "none")",
             "state": "\(stateDirectory)",
         ])
         notifier.ready(status: status)
@@ -225,15 +236,41 @@ public enum Daemon {
         }
     }
 
-    /// The inherited sockets under socket activation, else the configured path.
-    private static func listen(_ configuration: DaemonConfiguration, logger: Logger) throws -> [UnixListener] {
+    /// Which protocol a listening socket serves.
+    enum SocketProtocol: Equatable {
+        case varlink, sshAgent
+    }
+
+    /// The inherited sockets under socket activation, else the configured paths: the
+    /// Varlink socket, and the agent's unless `ssh_agent.socket_path` is "". An
+    /// inherited socket serves the agent when systemd named it `ssh-agent`
+    /// (`FileDescriptorName=`, a socket unit of its own), or, named otherwise but not
+    /// `varlink`, when it is bound to `ssh_agent.socket_path`: one socket unit names
+    /// all its sockets alike, so the shipped pinvaultd.socket, which lists both, is
+    /// told apart by path.
+    private static func listen(
+        _ configuration: DaemonConfiguration, logger: Logger
+    ) throws -> [(socket: UnixListener, protocol: SocketProtocol)] {
         do {
-            let inherited = SocketActivation.inheritedDescriptors()
+            let inherited = SocketActivation.inheritedSockets()
             if !inherited.isEmpty {
                 logger.info("using \(inherited.count) socket(s) from systemd")
-                return try inherited.map { fd throws(ListenerError) in try UnixListener.inherited(fd: fd) }
+                let agentPath = configuration.sshAgent.socketPath
+                return try inherited.map { socket throws(ListenerError) in
+                    let isAgent = socket.name == "ssh-agent"
+                        || (socket.name != "varlink" && !agentPath.isEmpty && InheritedSocketPath.of(socket.fd) == agentPath)
+                    return (try UnixListener.inherited(fd: socket.fd), isAgent ? .sshAgent : .varlink)
+                }
             }
-            return [try UnixListener.bind(path: configuration.server.socketPath, mode: mode_t(configuration.server.socketMode))]
+            // The Varlink socket last: once it accepts a connection, every socket is bound
+            // (what a script or test that waits for the daemon waits for).
+            let mode = mode_t(configuration.server.socketMode)
+            var listeners: [(socket: UnixListener, protocol: SocketProtocol)] = []
+            if !configuration.sshAgent.socketPath.isEmpty {
+                listeners.append((try UnixListener.bind(path: configuration.sshAgent.socketPath, mode: mode), .sshAgent))
+            }
+            listeners.append((try UnixListener.bind(path: configuration.server.socketPath, mode: mode), .varlink))
+            return listeners
         } catch {
             throw StartupError("\(error)")
         }

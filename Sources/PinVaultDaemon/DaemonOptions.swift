@@ -5,16 +5,19 @@ import Logging
 public struct DaemonOptions: Sendable {
     public var configPath: String?
     public var socketPath: String?
+    /// `--ssh-agent-socket`: overrides `ssh_agent.socket_path` ("" serves none).
+    public var sshAgentSocketPath: String?
     public var stateDirectory: String?
     public var logLevel: Logger.Level?
     public var exitOnIdleSeconds: Int?
 
     public init(
-        configPath: String? = nil, socketPath: String? = nil, stateDirectory: String? = nil,
-        logLevel: Logger.Level? = nil, exitOnIdleSeconds: Int? = nil
+        configPath: String? = nil, socketPath: String? = nil, sshAgentSocketPath: String? = nil,
+        stateDirectory: String? = nil, logLevel: Logger.Level? = nil, exitOnIdleSeconds: Int? = nil
     ) {
         self.configPath = configPath
         self.socketPath = socketPath
+        self.sshAgentSocketPath = sshAgentSocketPath
         self.stateDirectory = stateDirectory
         self.logLevel = logLevel
         self.exitOnIdleSeconds = exitOnIdleSeconds

@@ -1,6 +1,7 @@
 import Logging
 import PinVaultCrypto
 import PinVaultEngine
+import PinVaultSSHAgent
 import PinVaultStore
 import PinVaultSystem
 import PinVaultTransport
@@ -16,6 +17,8 @@ public final class VaultAssembly: Sendable {
     public let serverStats: ServerStats
     /// The `io.pinvault.Vault` door.
     public let varlink: VarlinkFrontDoor
+    /// The ssh-agent door, over the same engine (its sessions).
+    public let sshAgent: SSHAgentFrontDoor
 
     /// Starts the engine's pools for `configuration` (the store and pepper stay the
     /// caller's: it closes the store after `shutdown`). `now` is the wall clock in
@@ -37,9 +40,11 @@ public final class VaultAssembly: Sendable {
             engine: engine, serverStats: serverStats,
             version: PinVaultVersion.current, maxMessageBytes: configuration.server.maxMessageBytes
         )
+        sshAgent = SSHAgentFrontDoor(engine: engine)
     }
 
-    /// Stops the engine's pools (queued work runs or is dropped if cancelled).
+    /// Stops the engine's pools (queued work runs or is dropped if cancelled) and ends
+    /// every unlock session, zeroing its key.
     public func shutdown() {
         engine.shutdown()
     }
@@ -62,7 +67,9 @@ extension DaemonConfiguration {
             kdfQueueMax: kdf.queueMax,
             kdfQueuePerUid: kdf.queuePerUid,
             storeQueueMax: server.maxConnections,
-            storeQueuePerUid: server.maxConnectionsPerUid
+            storeQueuePerUid: server.maxConnectionsPerUid,
+            sessionMaxTtlSeconds: sessions.maxTtlSeconds,
+            sessionsPerUid: sessions.maxPerUid
         )
     }
 }

@@ -91,6 +91,23 @@ public final class InProcessVault {
         return .reply(reply.withUnsafeBytes { Array($0.dropLast()) })
     }
 
+    /// Hands one ssh-agent message (type and body, the length excluded) from `peer` to
+    /// the agent door and waits for its reply: one whole frame, length included. The
+    /// agent door closes no connection for a message (only its framing does), so there
+    /// is always a reply.
+    public func exchangeAgent(message: UnsafeRawBufferPointer, peer: Peer) -> [UInt8] {
+        let answer = Answer()
+        let route = ReplyRoute(
+            peer: peer, connection: nextConnection, peerHasLeft: false, reply: replyBuffer,
+            deliver: { answer.deliver($0) }
+        )
+        nextConnection += 1
+        _ = assembly.sshAgent.handle(message: message, route: route)
+        let reply = answer.wait()
+        defer { reply.zero() }
+        return reply.copyBytes()
+    }
+
     /// A reply handed over from whichever thread finished the call.
     private final class Answer: @unchecked Sendable {
         private let lock = ConditionLock()

@@ -20,6 +20,10 @@ struct AuditLog: Sendable {
         case accountWiped = "account.wiped"
         case unblocked
         case reset
+        case sessionUnlocked = "session.unlock"
+        case sessionLocked = "session.lock"
+        case sessionExpired = "session.expired"
+        case sessionEnded = "session.end"
     }
 
     let logger: Logger
@@ -33,6 +37,42 @@ struct AuditLog: Sendable {
         if let keyId { metadata["keyId"] = "\(keyId.hex)" }
         if let ownerUid, ownerUid != caller.uid { metadata["ownerUid"] = "\(ownerUid)" }
         if let count { metadata["count"] = "\(count)" }
+        logger.notice("audit", metadata: metadata)
+    }
+
+    /// An unlock session opened or extended, until `ttlSeconds` from now.
+    func recordUnlock(caller: Caller, keyId: KeyID, ttlSeconds: Int64, extended: Bool, bound: Bool) {
+        logger.notice("audit", metadata: [
+            "event": "\(Event.sessionUnlocked.rawValue)",
+            "uid": "\(caller.uid)",
+            "pid": "\(caller.pid)",
+            "keyId": "\(keyId.hex)",
+            "ttlSeconds": "\(ttlSeconds)",
+            "extended": "\(extended)",
+            "bound": "\(bound)",
+        ])
+    }
+
+    /// A session's end: one line per session, however many signatures it made (never
+    /// one per signature). `caller` is who ended it, when someone did (Lock, a change
+    /// of the credential); the owner's uid stands alone for an expiry or the exit.
+    func recordSessionEnd(keyId: KeyID, owner: UInt32, reason: SessionEnd, signatures: Int, caller: Caller?) {
+        let event: Event = switch reason {
+        case .locked: .sessionLocked
+        case .expired: .sessionExpired
+        case .connectionClosed, .credentialChanged, .daemonExit: .sessionEnded
+        }
+        var metadata: Logger.Metadata = [
+            "event": "\(event.rawValue)",
+            "uid": "\(caller?.uid ?? owner)",
+            "keyId": "\(keyId.hex)",
+            "reason": "\(reason.rawValue)",
+            "signatures": "\(signatures)",
+        ]
+        if let caller {
+            metadata["pid"] = "\(caller.pid)"
+            if caller.uid != owner { metadata["ownerUid"] = "\(owner)" }
+        }
         logger.notice("audit", metadata: metadata)
     }
 }

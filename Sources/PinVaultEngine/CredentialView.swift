@@ -23,4 +23,6 @@ public struct CredentialView: Sendable, Equatable {
     public let lockedUntil: Int64?
     /// Set while an unregistration is pending.
     public let unregistrationExpiresAt: Int64?
+    /// Set while an unlock session of the owner is open on it (Unix seconds).
+    public let unlockedUntil: Int64?
 }

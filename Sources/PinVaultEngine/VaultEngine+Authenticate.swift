@@ -15,8 +15,7 @@ extension VaultEngine {
     }
 
     /// Signs `challenge`, clears the count, notes the use, and re-seals a record
-    /// weaker than today's KDF parameters while its seed is open (upgrade on use), at
-    /// the larger of each cost: a record stronger in one dimension keeps that strength.
+    /// weaker than today's KDF parameters while its seed is open (`upgradedSeal`).
     private func signed(
         _ challenge: [UInt8], pin: SecretBytes, record: CredentialRecord, seed: SecretBytes,
         failedAttemptsCleared: Int, call: Call
@@ -25,14 +24,7 @@ extension VaultEngine {
             let keyPair = try SigningKeyPair(seed: seed)
             return try challenge.withUnsafeBytes { bytes in Result { () throws(CryptoError) in try keyPair.sign(bytes) } }.get()
         }
-        let sealedWith = record.sealed.header.kdf
-        let upgradedTo = sealedWith.upgraded(to: settings.kdf)
-        let upgraded: SealedSeed? = upgradedTo != sealedWith
-            ? try sealSeed(
-                seed, pin: pin, ownerUid: record.ownerUid, user: record.user, keyId: record.keyId,
-                parameters: upgradedTo, call: call
-            )
-            : nil
+        let upgraded = try upgradedSeal(of: record, seed: seed, pin: pin, call: call)
         let time = now()
         let resealed: Bool = try write(call) { writer in
             guard let current = try writer.credential(keyId: record.keyId) else { return false }
@@ -74,6 +66,7 @@ extension VaultEngine {
                 return updated
             }
             audit.record(.pinChanged, caller: call.caller, keyId: record.keyId)
+            endSessions(of: [record.keyId], call: call)
             return .pinChanged(view(of: updated), failedAttemptsCleared: wrongPins)
         }
     }

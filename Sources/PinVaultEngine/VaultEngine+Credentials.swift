@@ -67,6 +67,7 @@ extension VaultEngine {
                 return unblocked
             }
             audit.record(.unblocked, caller: call.caller, keyId: keyId, ownerUid: ownerUid)
+            endSessions(of: [keyId], call: call)
             return .credential(view(of: record))
         }
     }
@@ -76,6 +77,7 @@ extension VaultEngine {
         onStore(call) { [self] () throws(VaultError) -> VaultResult? in
             let count = try write(call) { try $0.deleteEverything() }
             audit.record(.reset, caller: call.caller, count: count)
+            recordEnded(sessions.endEverything(stopping: false), .credentialChanged, caller: call.caller)
             return .reset(deletedCount: count)
         }
     }

@@ -24,4 +24,17 @@ extension VaultEngine {
             )
         }
     }
+
+    /// Upgrade on use: `record` re-sealed under `pin` when it is weaker than today's
+    /// KDF parameters, at the larger of each cost (a record stronger in one dimension
+    /// keeps that strength); nil when it is already as strong.
+    func upgradedSeal(of record: CredentialRecord, seed: SecretBytes, pin: SecretBytes, call: Call) throws(VaultError) -> SealedSeed? {
+        let sealedWith = record.sealed.header.kdf
+        let upgradedTo = sealedWith.upgraded(to: settings.kdf)
+        guard upgradedTo != sealedWith else { return nil }
+        return try sealSeed(
+            seed, pin: pin, ownerUid: record.ownerUid, user: record.user, keyId: record.keyId,
+            parameters: upgradedTo, call: call
+        )
+    }
 }

@@ -11,17 +11,20 @@ extension VaultEngine {
     /// now; on a KDF thread, the attempt is counted durably, the PIN checked, the count
     /// settled, and `body` runs with the credential, its opened seed, and
     /// `failedAttemptsCleared`. A right PIN whose `body` fails leaves the count cleared
-    /// all the same.
+    /// all the same. `admitting` may refuse the credential found, on the store queue,
+    /// before anything is counted (Unlock's full session table).
     ///
     /// `failedAttemptsCleared` is the one definition every PIN call that succeeds
-    /// answers (DESIGN §15): the wrong PINs this success cleared, that is the
-    /// credential's `failedAttempts` just before this attempt was counted.
+    /// answers: the wrong PINs this success cleared, that is the credential's
+    /// `failedAttempts` just before this attempt was counted.
     func withPin(
         _ call: Call, owner: UInt32, user: String, keyId: KeyID?, pin: SecretBytes,
+        admitting: (@Sendable (CredentialRecord) throws(VaultError) -> Void)? = nil,
         _ body: @escaping @Sendable (CredentialRecord, SecretBytes, _ failedAttemptsCleared: Int) throws(VaultError) -> VaultResult
     ) {
         onStore(call) { [self] () throws(VaultError) -> VaultResult? in
             let admitted = try admit(call, owner: owner, user: user, keyId: keyId)
+            try admitting?(admitted)
             try onKDF(call) { [self] () throws(VaultError) -> VaultResult in
                 try withVerifiedPin(pin, keyId: admitted.keyId, owner: owner, call: call, body)
             }
@@ -233,6 +236,7 @@ extension VaultEngine {
         case .blocked:
             stats.lockedOut()
             audit.record(.blocked, caller: call.caller, keyId: keyId)
+            endSessions(of: [keyId], call: call)
             return .credentialBlocked
         case .wiped:
             return recordWiped(keyId, call: call)
@@ -250,6 +254,7 @@ extension VaultEngine {
     /// Notes a credential this call deleted for reaching `max_attempts`.
     private func recordWiped(_ keyId: KeyID, call: Call) -> VaultError {
         audit.record(.wiped, caller: call.caller, keyId: keyId)
+        endSessions(of: [keyId], call: call)
         stats.lockedOut()
         return .credentialWiped
     }

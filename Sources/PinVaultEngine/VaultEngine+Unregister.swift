@@ -39,6 +39,7 @@ extension VaultEngine {
             try writer.update(updated)
         }
         audit.record(.unregisterBegin, caller: call.caller, keyId: keyId)
+        endSessions(of: [keyId], call: call)
         return .unregistrationBegun(
             keyId: keyId, token: token, expiresAt: pending.expiresAt, failedAttemptsCleared: clearingFailures ?? 0
         )
@@ -65,6 +66,7 @@ extension VaultEngine {
                 }
             }
             audit.record(commit ? .unregisterCommit : .unregisterAbort, caller: call.caller, keyId: keyId)
+            if commit { endSessions(of: [keyId], call: call) }
             return .empty
         }
     }
@@ -89,6 +91,7 @@ extension VaultEngine {
         let deleted = try write(call) { try $0.deleteAll(ownerUid: owner, user: user) }
         guard !deleted.isEmpty else { throw .noSuchCredential }
         audit.record(.accountWiped, caller: call.caller, ownerUid: owner, count: deleted.count)
+        endSessions(of: deleted, call: call)
         return .wiped(user: user, deletedKeyIds: deleted, failedAttemptsCleared: failedAttemptsCleared)
     }
 }

@@ -32,7 +32,8 @@ extension VaultEngine {
             remainingAttempts: counter.remainingAttempts(policy: settings.lockout),
             state: state,
             lockedUntil: record.lockedUntil.flatMap { $0 > time ? $0 : nil },
-            unregistrationExpiresAt: pendingUntil
+            unregistrationExpiresAt: pendingUntil,
+            unlockedUntil: sessions.unlockedUntil(record.keyId, owner: record.ownerUid, wallNow: time)
         )
     }
 }

@@ -41,12 +41,16 @@ public final class VaultEngine: Sendable {
         /// Requests waiting for the store at most, and per uid.
         public var storeQueueMax: Int
         public var storeQueuePerUid: Int
+        /// `sessions.max_ttl_seconds` (0: Unlock is refused) and `sessions.max_per_uid`.
+        public var sessionMaxTtlSeconds: Int64
+        public var sessionsPerUid: Int
 
         public init(
             policy: PinPolicy, lockout: LockoutPolicy, kdf: KDFParameters,
             kdfMaximum: KDFParameters = KDFParameters(opslimit: 16, memlimit: 1 << 30), unregisterExpirySeconds: Int64,
             maxCredentialsPerUser: Int, maxCredentialsPerUid: Int, maxCredentialsTotal: Int = 100_000,
-            kdfThreads: Int, kdfQueueMax: Int, kdfQueuePerUid: Int, storeQueueMax: Int, storeQueuePerUid: Int
+            kdfThreads: Int, kdfQueueMax: Int, kdfQueuePerUid: Int, storeQueueMax: Int, storeQueuePerUid: Int,
+            sessionMaxTtlSeconds: Int64 = 3600, sessionsPerUid: Int = 16
         ) {
             self.policy = policy
             self.lockout = lockout
@@ -61,6 +65,8 @@ public final class VaultEngine: Sendable {
             self.kdfQueuePerUid = kdfQueuePerUid
             self.storeQueueMax = storeQueueMax
             self.storeQueuePerUid = storeQueuePerUid
+            self.sessionMaxTtlSeconds = sessionMaxTtlSeconds
+            self.sessionsPerUid = sessionsPerUid
         }
     }
 
@@ -69,19 +75,27 @@ public final class VaultEngine: Sendable {
     let pepper: Pepper
     let kdfPool: WorkPool
     let storeQueue: WorkPool
+    /// Signatures a uid could not make on the event loop within its `SigningBudget`.
+    let signingQueue: WorkPool
+    /// The unlock sessions (`VaultEngine+Sessions.swift`).
+    let sessions: SessionTable
+    private let sweeper: WorkerThread?
     let stats = EngineStats()
     let audit: AuditLog
     let logger: Logger
     /// Wall-clock seconds; injectable for tests.
     let now: @Sendable () -> Int64
 
-    /// Starts the pools' threads. The engine uses `store` and `pepper` until `shutdown`.
+    /// Starts the pools' threads and the session sweeper. The engine uses `store` and
+    /// `pepper` until `shutdown`. `monotonic` (nanoseconds) times the unlock sessions;
+    /// a test injects it, and then sweeps with `endExpiredSessions()` itself.
     public init(
         settings: Settings,
         store: VaultStore,
         pepper: Pepper,
         logger: Logger,
-        now: @escaping @Sendable () -> Int64 = WallClock.seconds
+        now: @escaping @Sendable () -> Int64 = WallClock.seconds,
+        monotonic: (@Sendable () -> UInt64)? = nil
     ) throws(SystemError) {
         self.settings = settings
         self.store = store
@@ -98,6 +112,20 @@ public final class VaultEngine: Sendable {
             name: "pv-store", threads: 1,
             queueMax: settings.storeQueueMax, perUidMax: settings.storeQueuePerUid
         )
+        // One signature per connection at most waits (a connection has one call in flight).
+        signingQueue = try WorkPool(
+            name: "pv-sign", threads: 1,
+            queueMax: settings.storeQueueMax, perUidMax: settings.storeQueuePerUid
+        )
+        let table = SessionTable(
+            limits: .init(maxTtlSeconds: settings.sessionMaxTtlSeconds, maxPerUid: settings.sessionsPerUid),
+            now: monotonic ?? MonotonicClock.nanoseconds
+        )
+        sessions = table
+        let audit = self.audit
+        sweeper = monotonic == nil
+            ? try WorkerThread.spawn(name: "pv-sessions") { Self.sweep(table, audit: audit) }
+            : nil
     }
 
     /// The KDF queue places kept for admins: one uid's quota, at most a quarter of the
@@ -119,9 +147,13 @@ public final class VaultEngine: Sendable {
 
     /// Refuses new work, lets queued jobs run (a cancelled one is dropped unrun) and
     /// joins the threads. The store stays open: its owner closes it.
+    /// Every unlock session ends (its key zeroed) once the pools have stopped.
     public func shutdown() {
         kdfPool.shutdown()
         storeQueue.shutdown()
+        signingQueue.shutdown()
+        recordEnded(sessions.endEverything(stopping: true), .daemonExit)
+        sweeper?.join()
     }
 
     /// Starts `request` from `caller`; the answer reaches `answer` exactly once, from
@@ -163,6 +195,14 @@ public final class VaultEngine: Sendable {
             unblock(call, ownerUid: ownerUid, user: user, keyId: keyId)
         case .reset:
             reset(call)
+        case .unlock(let user, let keyId, let pin, let ttlSeconds, let boundConnection):
+            unlock(call, user: user, keyId: keyId, pin: pin, ttlSeconds: ttlSeconds, boundConnection: boundConnection)
+        case .lock(let keyId):
+            lock(call, keyId: keyId)
+        case .sign(let keyId, let message):
+            sign(call, keyId: keyId, message: message)
+        case .unlockedKeys:
+            call.finish(.success(.unlockedKeys(sessions.views(owner: caller.uid, wallNow: now()))))
         }
     }
 

@@ -29,6 +29,9 @@ public enum VaultError: Error, Equatable, Sendable {
     case invalidToken
     /// A pool is full: retry after this long. Nothing was counted.
     case busy(retryAfterMilliseconds: Int)
+    /// No unlock session of the caller on that key (none, expired, locked, or another
+    /// uid's: the same answer, so that it tells nothing).
+    case notUnlocked
     /// The caller may not do this.
     case permissionDenied
     /// The store or the system failed; the daemon's log says how. Nothing changed.

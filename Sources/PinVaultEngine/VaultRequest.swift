@@ -17,4 +17,16 @@ public enum VaultRequest: Sendable {
     case unblock(ownerUid: UInt32, user: String, keyId: KeyID)
     case reset
     case getStats
+    /// Opens (or extends) an unlock session after a PIN check. `boundConnection`: the
+    /// front door's id of the connection whose end ends the session
+    /// (`bindToConnection`), unique for the daemon's life; the door reports that end
+    /// with `VaultEngine.endSessions(boundTo:)`.
+    case unlock(user: String, keyId: KeyID?, pin: SecretBytes, ttlSeconds: Int64, boundConnection: UInt64?)
+    /// Ends the caller's session on `keyId`, or all of the caller's sessions.
+    case lock(keyId: KeyID?)
+    /// Signs exactly `message` (non-empty; its door bounds the size) with the caller's
+    /// session on `keyId`: no PIN, no KDF.
+    case sign(keyId: KeyID, message: [UInt8])
+    /// The caller's unlocked credentials (the ssh-agent's REQUEST_IDENTITIES).
+    case unlockedKeys
 }

@@ -20,4 +20,10 @@ public enum VaultResult: Sendable {
     case wiped(user: String, deletedKeyIds: [KeyID], failedAttemptsCleared: Int)
     case reset(deletedCount: Int)
     case stats(EngineStats.Snapshot)
+    /// `unlockedUntil` in Unix seconds.
+    case unlocked(keyId: KeyID, unlockedUntil: Int64, failedAttemptsCleared: Int)
+    case locked([KeyID])
+    /// A detached 64-byte Ed25519 signature.
+    case signature([UInt8])
+    case unlockedKeys([UnlockedKeyView])
 }

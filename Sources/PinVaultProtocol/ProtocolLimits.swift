@@ -29,6 +29,10 @@ public enum ProtocolLimits {
     /// `challenge`: 1–1024 bytes once base64-decoded.
     public static let challengeBytes: ClosedRange<Int> = 1...1024
 
+    /// `ttlSeconds` of Unlock: at least 1 (the daemon then caps it at its
+    /// `sessions.max_ttl_seconds`); at most a year, so that no arithmetic overflows.
+    public static let ttlSeconds: ClosedRange<Int64> = 1...31_536_000
+
     /// `keyId`: exactly 32 lowercase hex digits (16 bytes of BLAKE2b-256).
     public static let keyIdHexDigits = 32
 

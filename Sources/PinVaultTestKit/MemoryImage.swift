@@ -47,10 +47,22 @@ public struct MemoryImage {
     /// The mappings that are readable and writable: the heap, stacks, anonymous
     /// mappings (malloc arenas, thread stacks, `sodium_malloc`), data segments.
     public func writableRegions() throws -> [Region] {
-        let maps = try String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8)
+        try regions { $0.hasPrefix("rw") }
+    }
+
+    /// The private mappings no one may touch (`---p`) of at most `maxBytes`: the pages
+    /// `sodium_mprotect_noaccess` closed (an unlock session's key between signatures),
+    /// which root still reads through /proc/PID/mem. The limit leaves out the large
+    /// reservations of allocators (malloc's 64 MiB arenas).
+    public func inaccessibleRegions(maxBytes: UInt64 = 1 << 20) throws -> [Region] {
+        try regions { $0 == "---p" }.filter { $0.size <= maxBytes }
+    }
+
+    private func regions(where permitted: (Substring) -> Bool) throws -> [Region] {
+        let maps = try Self.wholeFile("/proc/\(pid)/maps")
         return maps.split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-            guard fields.count >= 5, fields[1].hasPrefix("rw") else { return nil }
+            guard fields.count >= 5, permitted(fields[1]) else { return nil }
             let bounds = fields[0].split(separator: "-")
             guard bounds.count == 2, let start = UInt64(bounds[0], radix: 16), let end = UInt64(bounds[1], radix: 16) else {
                 return nil
@@ -63,13 +75,16 @@ public struct MemoryImage {
     /// Every occurrence of each needle in the writable memory. Regions that cannot be
     /// read (`[vvar]`, mappings gone since `maps` was read) are skipped; `readBytes`
     /// tells how much was searched.
-    public func find(_ needles: [(label: String, bytes: [UInt8])]) throws -> (matches: [Match], readBytes: UInt64) {
+    /// `includingInaccessible`: the `inaccessibleRegions()` too.
+    public func find(
+        _ needles: [(label: String, bytes: [UInt8])], includingInaccessible: Bool = false
+    ) throws -> (matches: [Match], readBytes: UInt64) {
         let fd = open("/proc/\(pid)/mem", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw TestKitError("open /proc/\(pid)/mem: errno \(errno)") }
         defer { close(fd) }
         var matches: [Match] = []
         var total: UInt64 = 0
-        for region in try writableRegions() {
+        for region in try writableRegions() + (includingInaccessible ? inaccessibleRegions() : []) {
             guard let bytes = read(region, from: fd) else { continue }
             total += UInt64(bytes.count)
             for needle in needles where !needle.bytes.isEmpty {
@@ -85,6 +100,25 @@ public struct MemoryImage {
             }
         }
         return (matches, total)
+    }
+
+    /// A /proc file read to its end. (`String(contentsOfFile:)` reads a file whose
+    /// size says 0 once, and /proc/PID/maps gives at most a page per read: the regions
+    /// past the first page — most of a daemon's — were never scanned.)
+    static func wholeFile(_ path: String) throws -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw TestKitError("open \(path): errno \(errno)") }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw TestKitError("read \(path): errno \(errno)") }
+            if n == 0 { break }
+            bytes += chunk[..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private func read(_ region: Region, from fd: Int32) -> [UInt8]? {

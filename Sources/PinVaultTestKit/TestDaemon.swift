@@ -6,10 +6,10 @@ import Glibc
 ///
 /// Layout under a fresh directory (`/tmp/pinvault-test-XXXXXX` unless told; 0711, so
 /// that a client running as another uid can reach the socket but nothing else):
-/// `sock/io.pinvault.Vault`, `state/`, `pinvaultd.toml` (when the configuration is
-/// rendered here), `daemon.log` (its stdout and stderr). The daemon makes `sock/`
-/// (0755) and `state/` (0700) itself, unless `makeDirectories` or `owner` has them
-/// made here first.
+/// `sock/io.pinvault.Vault` and `sock/ssh-agent.sock`, `state/`, `pinvaultd.toml` (when
+/// the configuration is rendered here), `daemon.log` (its stdout and stderr). The daemon
+/// makes `sock/` (0755) and `state/` (0700) itself, unless `makeDirectories` or `owner`
+/// has them made here first.
 ///
 /// What it runs is configurable: the binary (the build's `pinvaultd` by default; the
 /// bench passes the release one, the deployment tests the installed one), the
@@ -20,6 +20,9 @@ import Glibc
 public final class TestDaemon {
     public let root: String
     public let socketPath: String
+    /// The ssh-agent socket `standardArguments` ask for (the configuration serves none,
+    /// so that no test daemon binds the system's default path).
+    public let sshAgentSocketPath: String
     public let stateDirectory: String
     public let configPath: String
     public let logPath: String
@@ -40,6 +43,7 @@ public final class TestDaemon {
         "lockout": ["throttle_after": "3", "throttle_base_seconds": "1", "throttle_max_seconds": "2", "max_attempts": "5"],
         "unregister": ["expiry_seconds": "300"],
         "policy": ["deny_list": TestDaemon.tomlString(TestDaemon.denyListPath)],
+        "ssh_agent": ["socket_path": "\"\""],
     ]
 
     /// The shipped deny list, which the test configuration loads.
@@ -72,6 +76,7 @@ public final class TestDaemon {
         root = String(cString: made)
         guard chmod(root, 0o711) == 0 else { throw TestKitError("chmod \(root): errno \(errno)") }
         socketPath = root + "/sock/io.pinvault.Vault"
+        sshAgentSocketPath = root + "/sock/ssh-agent.sock"
         stateDirectory = root + "/state"
         logPath = root + "/daemon.log"
         self.binary = binary
@@ -149,8 +154,10 @@ public final class TestDaemon {
 
     /// The arguments `start` passes by default.
     public var standardArguments: [String] {
-        ["--config", configPath, "--socket", socketPath, "--state-directory", stateDirectory]
-            + (logLevel.map { ["--log-level", $0] } ?? [])
+        [
+            "--config", configPath, "--socket", socketPath, "--ssh-agent-socket", sshAgentSocketPath,
+            "--state-directory", stateDirectory,
+        ] + (logLevel.map { ["--log-level", $0] } ?? [])
     }
 
     /// Starts the daemon and waits until it answers on its socket. `launcher` runs
@@ -174,7 +181,8 @@ public final class TestDaemon {
     }
 
     /// Polls until a connection to the socket is accepted; throws when the daemon
-    /// exits first or `timeout` passes.
+    /// exits first or `timeout` passes. pinvaultd binds its Varlink socket last, so
+    /// the agent socket is there too by then.
     public func waitForSocket(timeout: TimeInterval = 20) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {

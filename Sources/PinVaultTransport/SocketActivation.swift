@@ -1,8 +1,9 @@
 import Glibc
 import PinVaultSystem
 
-/// systemd socket activation (`sd_listen_fds`): the sockets passed as fds 3…,
-/// when `LISTEN_PID` names this process. The variables are removed so children
+/// systemd socket activation (`sd_listen_fds_with_names`): the sockets passed as fds
+/// 3…, when `LISTEN_PID` names this process, with the names the socket unit gave them
+/// (`FileDescriptorName=`, in `LISTEN_FDNAMES`). The variables are removed so children
 /// never inherit them.
 public enum SocketActivation {
     static let firstDescriptor: Int32 = 3
@@ -16,7 +17,14 @@ public enum SocketActivation {
         return count > 0
     }
 
-    public static func inheritedDescriptors() -> [Int32] {
+    /// One inherited socket and its name (nil when systemd passed none, or
+    /// `unknown`, its name for a socket without `FileDescriptorName=`).
+    public struct InheritedSocket: Equatable, Sendable {
+        public let fd: Int32
+        public let name: String?
+    }
+
+    public static func inheritedSockets() -> [InheritedSocket] {
         defer {
             unsetenv("LISTEN_PID")
             unsetenv("LISTEN_FDS")
@@ -25,6 +33,15 @@ public enum SocketActivation {
         guard let pidText = ProcessEnvironment.value("LISTEN_PID"), let pid = Int32(pidText), pid == getpid(),
               let countText = ProcessEnvironment.value("LISTEN_FDS"), let count = Int32(countText), count > 0, count < 64
         else { return [] }
-        return (0..<count).map { firstDescriptor + $0 }
+        let names = ProcessEnvironment.value("LISTEN_FDNAMES")?
+            .split(separator: ":", omittingEmptySubsequences: false).map(String.init) ?? []
+        return (0..<count).map { index in
+            let name = Int(index) < names.count ? names[Int(index)] : nil
+            return InheritedSocket(fd: firstDescriptor + index, name: name == "unknown" || name == "" ? nil : name)
+        }
+    }
+
+    public static func inheritedDescriptors() -> [Int32] {
+        inheritedSockets().map(\.fd)
     }
 }

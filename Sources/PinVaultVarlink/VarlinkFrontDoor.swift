@@ -63,7 +63,7 @@ public final class VarlinkFrontDoor: MessageHandler {
     private func vaultCall(_ call: VarlinkCall, route: ReplyRoute) -> MessageDisposition {
         let request: VaultRequest
         do {
-            guard let decoded = try VaultRequest.decode(method: call.methodName, call.parameters) else {
+            guard let decoded = try VaultRequest.decode(method: call.methodName, call.parameters, connection: route.connection) else {
                 return answer(route, .methodNotFound(method: call.method))
             }
             request = decoded
@@ -80,6 +80,11 @@ public final class VarlinkFrontDoor: MessageHandler {
             }
         )
         return .accepted
+    }
+
+    /// A session opened with `bindToConnection` ends with its connection.
+    public func connectionClosed(_ connection: ConnectionID, peer: Peer) {
+        engine.endSessions(boundTo: connection)
     }
 
     private func serviceCall(_ call: VarlinkCall, route: ReplyRoute) -> MessageDisposition {

@@ -32,6 +32,8 @@ extension VaultError {
             append(.invalidToken, to: buffer)
         case .busy(let milliseconds):
             append(.busy, to: buffer) { $0.field("retryAfterMilliseconds", Int64(milliseconds)) }
+        case .notUnlocked:
+            append(.notUnlocked, to: buffer)
         case .internalError:
             append(.internalError, to: buffer)
         case .permissionDenied:

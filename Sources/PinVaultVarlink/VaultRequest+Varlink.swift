@@ -8,7 +8,9 @@ extension VaultRequest {
     /// interface lacks. The parameters allowed are those the interface file declares
     /// (`VaultMethod.parameterNames`); unknown parameters, wrong types and out-of-range
     /// values throw naming the parameter.
-    static func decode(method name: String, _ p: ParameterDecoder) throws(ParameterError) -> VaultRequest? {
+    /// `connection` is the call's connection, which an Unlock with `bindToConnection`
+    /// binds its session to.
+    static func decode(method name: String, _ p: ParameterDecoder, connection: UInt64) throws(ParameterError) -> VaultRequest? {
         guard let method = VaultMethod(rawValue: name) else { return nil }
         try p.rejectUnknown(allowed: method.parameterNames)
         switch method {
@@ -72,6 +74,21 @@ extension VaultRequest {
             return .reset
         case .getStats:
             return .getStats
+        case .unlock:
+            let user = try user(p)
+            let keyId = try p.keyID(required: false)
+            let pin = try pin(p, "pin")
+            guard let ttl = try p.int("ttlSeconds", required: true, range: ProtocolLimits.ttlSeconds) else {
+                throw ParameterError("ttlSeconds", .missing)
+            }
+            let bind = try p.bool("bindToConnection", required: false) ?? false
+            return .unlock(user: user, keyId: keyId, pin: pin, ttlSeconds: ttl, boundConnection: bind ? connection : nil)
+        case .lock:
+            return .lock(keyId: try p.keyID(required: false))
+        case .sign:
+            guard let keyId = try p.keyID(required: true) else { throw ParameterError("keyId", .missing) }
+            let challenge = try p.base64("challenge", required: true, decodedBytes: ProtocolLimits.challengeBytes) ?? []
+            return .sign(keyId: keyId, message: challenge)
         }
     }
 

@@ -57,6 +57,17 @@ enum VarlinkReplies {
             reply.field("deletedCount", count)
         case .stats(let counters):
             reply.objectField("counters") { wire(counters, serverStats).writeFields(&$0) }
+        case .unlocked(let keyId, let until, let cleared):
+            reply.field("keyId", keyId.hex)
+            reply.field("unlockedUntil", RFC3339.string(fromUnixSeconds: until))
+            reply.field("failedAttemptsCleared", Int64(cleared))
+        case .locked(let keyIds):
+            reply.field("lockedKeyIds", strings: keyIds.map(\.hex))
+        case .signature(let signature):
+            reply.field("signature", Base64.encodedString(signature))
+        case .unlockedKeys:
+            // The ssh-agent door's request; no Varlink method asks for it.
+            break
         }
     }
 
@@ -79,7 +90,8 @@ enum VarlinkReplies {
             remainingAttempts: Int64(credential.remainingAttempts),
             state: state,
             lockedUntil: credential.lockedUntil,
-            unregistrationExpiresAt: credential.unregistrationExpiresAt
+            unregistrationExpiresAt: credential.unregistrationExpiresAt,
+            unlockedUntil: credential.unlockedUntil
         )
     }
 

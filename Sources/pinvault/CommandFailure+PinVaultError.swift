@@ -33,6 +33,8 @@ extension CommandFailure {
                 message += " (pinvault unregister commit or abort)"
             case .busy:
                 parameters = [("retryAfterMilliseconds", .int(WireText.milliseconds(error.retryAfter ?? .zero)))]
+            case .notUnlocked:
+                message += " (pinvault unlock USER)"
             case .internalError:
                 message += " (the daemon's log says why)"
             }

@@ -27,6 +27,8 @@ enum ExitStatus: Int32, CaseIterable {
     case busy = 8
     /// The unregistration token is wrong or expired, or an unregistration is pending.
     case invalidToken = 9
+    /// The credential is not unlocked for this user (`sign`): `pinvault unlock` first.
+    case notUnlocked = 10
     /// The command line is wrong, no terminal to read a secret from, or the daemon
     /// refused a value as malformed (InvalidParameter).
     case usage = 64
@@ -46,6 +48,7 @@ enum ExitStatus: Int32, CaseIterable {
             case .noSuchCredential, .ambiguousCredential: self = .noSuchCredential
             case .busy: self = .busy
             case .invalidToken, .unregistrationPending: self = .invalidToken
+            case .notUnlocked: self = .notUnlocked
             case .tooManyCredentials, .internalError: self = .failure
             }
             return
@@ -72,6 +75,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .permissionDenied: "permission denied (admins only)"
         case .busy: "the daemon is busy: retry shortly (nothing was counted)"
         case .invalidToken: "invalid or expired token, or an unregistration is pending"
+        case .notUnlocked: "the credential is not unlocked (pinvault unlock)"
         case .usage: "usage error, no terminal for a secret, or a malformed value"
         case .unavailable: "pinvaultd cannot be reached on its socket"
         }

@@ -24,6 +24,7 @@ extension Credential {
         if let unregistrationExpiresAt {
             fields.append(("unregistrationExpiresAt", .string(WireText.time(unregistrationExpiresAt))))
         }
+        if let unlockedUntil { fields.append(("unlockedUntil", .string(WireText.time(unlockedUntil)))) }
         return .object(fields)
     }
 }
@@ -97,6 +98,17 @@ extension WipeResult {
     var json: JSONValue {
         .object([
             ("user", .string(user)), ("deletedKeyIds", .array(deletedKeyIds.map { .string($0) })),
+            ("failedAttemptsCleared", .int(failedAttemptsCleared)),
+        ])
+    }
+}
+
+extension UnlockSession {
+    /// Unlock's reply.
+    var json: JSONValue {
+        .object([
+            ("keyId", .string(keyId)),
+            ("unlockedUntil", .string(WireText.time(unlockedUntil))),
             ("failedAttemptsCleared", .int(failedAttemptsCleared)),
         ])
     }

@@ -64,7 +64,9 @@ final class CommandTests: CLITestCase {
     }
 
     func testAuth_withOwnerUid_asAdmin_signsWithAnotherUidsCredential_andNobodyElseMayPassIt() throws {
-        guard getuid() == 0 else { throw XCTSkip("needs root to register a credential as another uid") }
+        guard getuid() == 0 else {
+            try RootOnlySuites.skip(self, "needs root to register a credential as another uid") { XCTSkip($0) }
+        }
         let nobody = UInt32(65534)
         let registered = try pinvault(["register", "alice", "--pin-stdin", "--json"], input: pin + "\n", uid: nobody)
         XCTAssertEqual(registered.status, 0, registered.description)

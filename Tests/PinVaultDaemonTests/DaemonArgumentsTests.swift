@@ -3,7 +3,7 @@ import XCTest
 
 @testable import PinVaultDaemon
 
-/// pinvaultd's command line (`DaemonOptions.parse`): the five options in either form,
+/// pinvaultd's command line (`DaemonOptions.parse`): the six options in either form,
 /// help and version, and a usage error for anything else.
 final class DaemonArgumentsTests: XCTestCase {
     private func options(_ arguments: [String]) throws -> DaemonOptions {
@@ -25,10 +25,11 @@ final class DaemonArgumentsTests: XCTestCase {
     func testEveryOption_inBothForms() throws {
         let spaced = try options([
             "--config", "/c.toml", "--socket", "/s", "--state-directory", "/d", "--log-level", "debug",
-            "--exit-on-idle-seconds", "300",
+            "--exit-on-idle-seconds", "300", "--ssh-agent-socket", "",
         ])
         let joined = try options([
             "--config=/c.toml", "--socket=/s", "--state-directory=/d", "--log-level=debug", "--exit-on-idle-seconds=300",
+            "--ssh-agent-socket=",
         ])
         for parsed in [spaced, joined] {
             XCTAssertEqual(parsed.configPath, "/c.toml")
@@ -36,6 +37,7 @@ final class DaemonArgumentsTests: XCTestCase {
             XCTAssertEqual(parsed.stateDirectory, "/d")
             XCTAssertEqual(parsed.logLevel, .debug)
             XCTAssertEqual(parsed.exitOnIdleSeconds, 300)
+            XCTAssertEqual(parsed.sshAgentSocketPath, "", "an empty path serves no agent socket")
         }
         let none = try options([])
         XCTAssertNil(none.configPath)
@@ -46,9 +48,11 @@ final class DaemonArgumentsTests: XCTestCase {
         guard case .help = try DaemonOptions.parse(["--socket", "/s", "--help"]) else { return XCTFail("not help") }
         guard case .help = try DaemonOptions.parse(["-h"]) else { return XCTFail("not help") }
         guard case .version = try DaemonOptions.parse(["--version"]) else { return XCTFail("not version") }
-        for option in ["--config", "--socket", "--state-directory", "--log-level", "--exit-on-idle-seconds", "--version"] {
+        for option in ["--config", "--socket", "--ssh-agent-socket", "--state-directory", "--log-level", "--exit-on-idle-seconds", "--version"] {
             XCTAssertTrue(DaemonOptions.help.contains(option), option)
         }
+        XCTAssertTrue(DaemonOptions.help.contains("(default /etc/pinvault/pinvaultd.toml)"), DaemonOptions.help)
+        XCTAssertFalse(DaemonOptions.help.contains("\\("), "an interpolation left as text")
     }
 
     func testMistakes_areUsageErrors_namingTheMistake() {

@@ -63,4 +63,57 @@ final class PackageTests: XCTestCase {
             XCTAssertTrue(page.contains("\n.It Em \(name)\n"), "docs/man/pinvault.1 lacks \(name): run make man")
         }
     }
+
+    /// docs/man/pinvaultd.8 is written by hand: it must name every option of
+    /// `pinvaultd --help`.
+    func testDaemonManualPage_namesEveryOption() throws {
+        let help = try Subprocess.run(TestDaemon.binaryPath, ["--help"])
+        XCTAssertEqual(help.status, 0, help.description)
+        let options = Set(help.standardOutput.split(whereSeparator: { " \n[],".contains($0) })
+            .filter { $0.hasPrefix("--") }.map(String.init))
+        XCTAssertGreaterThanOrEqual(options.count, 7, help.standardOutput)
+        let page = try String(contentsOfFile: Self.root + "/docs/man/pinvaultd.8", encoding: .utf8)
+        for option in options {
+            XCTAssertTrue(page.contains(option.replacingOccurrences(of: "-", with: "\\-")), "docs/man/pinvaultd.8 lacks \(option)")
+        }
+    }
+
+    /// docs/man/pinvaultd.toml.5 is written by hand: it must describe every key of the
+    /// shipped config/pinvaultd.toml in its section, and give the same default for each
+    /// number and boolean.
+    func testConfigurationManualPage_describesEveryKey_withTheShippedDefault() throws {
+        let config = try String(contentsOfFile: Self.root + "/config/pinvaultd.toml", encoding: .utf8)
+        let page = try String(contentsOfFile: Self.root + "/docs/man/pinvaultd.toml.5", encoding: .utf8)
+        var section = "TOP LEVEL"
+        var checked = 0
+        for line in config.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if line.hasPrefix("[") {
+                section = line
+                continue
+            }
+            guard !line.hasPrefix("#"), let equals = line.firstIndex(of: "=") else { continue }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            let where_ = "\(section) \(key)"
+            // The key's paragraph: from its `.B key` line in its section to the next `.TP` or `.SH`.
+            guard let sectionStart = page.range(of: "\n.SH \(section)\n") else {
+                XCTFail("docs/man/pinvaultd.toml.5 has no section \(section)")
+                continue
+            }
+            let rest = page[sectionStart.upperBound...]
+            let sectionText = rest[..<(rest.range(of: "\n.SH ")?.lowerBound ?? rest.endIndex)]
+            guard let keyStart = sectionText.range(of: "\n.B \(key)\n") else {
+                XCTFail("docs/man/pinvaultd.toml.5 does not describe \(where_)")
+                continue
+            }
+            let after = sectionText[keyStart.upperBound...]
+            let paragraph = after[..<(after.range(of: "\n.TP")?.lowerBound ?? after.endIndex)]
+            if Int(value.replacingOccurrences(of: "_", with: "")) != nil || value == "true" || value == "false" {
+                XCTAssertTrue(paragraph.contains("Default: \(value.replacingOccurrences(of: "_", with: ""))."),
+                              "docs/man/pinvaultd.toml.5 gives another default for \(where_) than \(value):\n\(paragraph)")
+            }
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 30)
+    }
 }

@@ -3,7 +3,8 @@ import PinVaultTestKit
 
 extension TestDaemon {
     /// The installed pinvaultd with the installed configuration, at its own log level,
-    /// on a private socket and state directory (`--socket`, `--state-directory`). As
+    /// on private sockets and state directory (`--socket`, `--ssh-agent-socket`,
+    /// `--state-directory`). As
     /// root its directory is under /run, where `PrivateTmp=` in the unit sandbox does
     /// not hide it; `owner` hands `sock/` and `state/` to the sandbox's `User=`.
     static func installed(_ installation: Installation, owner: uid_t? = nil) throws -> TestDaemon {

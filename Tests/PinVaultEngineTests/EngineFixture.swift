@@ -27,11 +27,14 @@ final class EngineFixture {
     private let ownsStore: Bool
 
     /// A new store and pepper in a temporary directory; `kdf` seals new records, `now`
-    /// is the engine's wall clock (seconds).
+    /// is the engine's wall clock (seconds). `monotonic` replaces the sessions' clock
+    /// (and its sweeper thread: a test then sweeps with `endExpiredSessions()`).
     init(
         lockout: LockoutPolicy,
         kdf: KDFParameters = KDFParameters(opslimit: 1, memlimit: 8192),
         now: @escaping @Sendable () -> Int64 = WallClock.seconds,
+        monotonic: (@Sendable () -> UInt64)? = nil,
+        sessionMaxTtlSeconds: Int64 = 3600, sessionsPerUid: Int = 16,
         adjust: (inout VaultEngine.Settings) -> Void = { _ in }
     ) throws {
         var template = Array("/tmp/pinvault-engine-test-XXXXXX".utf8CString)
@@ -40,11 +43,13 @@ final class EngineFixture {
         store = try VaultStore(path: directory + "/vault.sqlite")
         pepper = try Pepper.generate()
         ownsStore = true
-        var settings = Self.settings(lockout: lockout, kdf: kdf)
+        var settings = Self.settings(
+            lockout: lockout, kdf: kdf, sessionMaxTtlSeconds: sessionMaxTtlSeconds, sessionsPerUid: sessionsPerUid
+        )
         adjust(&settings)
         engine = try VaultEngine(
             settings: settings, store: store, pepper: pepper,
-            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, now: now
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, now: now, monotonic: monotonic
         )
     }
 
@@ -64,11 +69,14 @@ final class EngineFixture {
         )
     }
 
-    static func settings(lockout: LockoutPolicy, kdf: KDFParameters) -> VaultEngine.Settings {
+    static func settings(
+        lockout: LockoutPolicy, kdf: KDFParameters, sessionMaxTtlSeconds: Int64 = 3600, sessionsPerUid: Int = 16
+    ) -> VaultEngine.Settings {
         VaultEngine.Settings(
             policy: PinPolicy(), lockout: lockout, kdf: kdf,
             unregisterExpirySeconds: 300, maxCredentialsPerUser: 8, maxCredentialsPerUid: 64,
-            kdfThreads: 1, kdfQueueMax: 8, kdfQueuePerUid: 8, storeQueueMax: 8, storeQueuePerUid: 8
+            kdfThreads: 1, kdfQueueMax: 8, kdfQueuePerUid: 8, storeQueueMax: 8, storeQueuePerUid: 8,
+            sessionMaxTtlSeconds: sessionMaxTtlSeconds, sessionsPerUid: sessionsPerUid
         )
     }
 
@@ -92,17 +100,20 @@ final class EngineFixture {
 
     /// Registers a credential for `user` (as `caller`, the fixture's own by default)
     /// through the engine and waits for it.
-    func register(user: String, pin: String, as caller: Caller? = nil) throws -> KeyID {
-        guard case .success(.credential(let credential)) = submit(.register(user: user, pin: try secret(pin), label: nil), as: caller) else {
+    func register(user: String, pin: String, label: String? = nil, as caller: Caller? = nil) throws -> KeyID {
+        guard case .success(.credential(let credential)) = submit(.register(user: user, pin: try secret(pin), label: label), as: caller)
+        else {
             throw POSIXError(.EINVAL)
         }
         return credential.keyId
     }
 
-    /// Submits `request` as `caller` (the fixture's own by default) and waits for the answer.
-    func submit(_ request: VaultRequest, as caller: Caller? = nil) -> Result<VaultResult, VaultError> {
+    /// Submits `request` as `who` (the fixture's caller by default) and waits for the answer.
+    func submit(
+        _ request: VaultRequest, as who: Caller? = nil, isCancelled: @escaping @Sendable () -> Bool = { false }
+    ) -> Result<VaultResult, VaultError> {
         let answer = Answered()
-        engine.submit(request, from: caller ?? self.caller, isCancelled: { false }) { answer.set($0) }
+        engine.submit(request, from: who ?? caller, isCancelled: isCancelled) { answer.set($0) }
         return answer.wait()
     }
 

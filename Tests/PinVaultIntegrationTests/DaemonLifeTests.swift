@@ -143,4 +143,51 @@ final class DaemonLifeTests: DaemonTestCase {
         XCTAssertEqual(try daemon.stop(), 0, daemon.log)
         XCTAssertTrue(socketFileExists(daemon.socketPath), "pinvaultd unlinked a socket systemd owns")
     }
+
+    /// Both sockets from socket units that name them (`FileDescriptorName=`, in
+    /// `LISTEN_FDNAMES`), the agent's listed first.
+    func testSocketActivation_servesTheAgentOnTheSocketNamedSshAgent() throws {
+        daemon = try TestDaemon()
+        try makeSocketDirectory()
+        try daemon.start(launcher: ("/usr/bin/systemd-socket-activate", [
+            "-l", daemon.sshAgentSocketPath, "-l", daemon.socketPath, "--fdname=ssh-agent:varlink",
+        ]))
+        client = try daemon.connect()
+        XCTAssertSuccess(try client.call("org.varlink.service.GetInfo"))
+        let agent = try SSHAgentClient(path: daemon.sshAgentSocketPath)
+        try agent.send(SSHAgentClient.identitiesRequest)
+        XCTAssertEqual(try agent.receiveFrame(), SSHAgentClient.noIdentities)
+        XCTAssertTrue(daemon.log.contains("using 2 socket(s) from systemd"), daemon.log)
+        client = nil
+        XCTAssertEqual(try daemon.stop(), 0, daemon.log)
+        XCTAssertTrue(socketFileExists(daemon.sshAgentSocketPath), "pinvaultd unlinked a socket systemd owns")
+    }
+
+    func testAnEmptyAgentSocketPath_servesNoAgent() throws {
+        daemon = try TestDaemon()
+        try daemon.start(arguments: daemon.standardArguments.map { $0 == daemon.sshAgentSocketPath ? "" : $0 })
+        client = try daemon.connect()
+        XCTAssertSuccess(try client.call("org.varlink.service.GetInfo"))
+        XCTAssertFalse(socketFileExists(daemon.sshAgentSocketPath))
+        XCTAssertTrue(daemon.log.contains("sshAgentSocket=none"), daemon.log)
+    }
+
+    /// Both sockets from one socket unit, as the shipped pinvaultd.socket passes them:
+    /// one name for both, so the agent's is the one bound to `ssh_agent.socket_path`.
+    func testSocketActivation_ofOneUnitWithBothSockets_tellsThemApartByPath() throws {
+        daemon = try TestDaemon(overrides: ["ssh_agent": ["socket_path": "\"/placeholder/agent.sock\""]])
+        try makeSocketDirectory()
+        let config = try String(contentsOfFile: daemon.configPath, encoding: .utf8)
+            .replacingOccurrences(of: "/placeholder/agent.sock", with: daemon.sshAgentSocketPath)
+        try config.write(toFile: daemon.configPath, atomically: true, encoding: .utf8)
+        try daemon.start(
+            arguments: ["--config", daemon.configPath, "--socket", daemon.socketPath, "--state-directory", daemon.stateDirectory],
+            launcher: ("/usr/bin/systemd-socket-activate", ["-l", daemon.socketPath, "-l", daemon.sshAgentSocketPath])
+        )
+        client = try daemon.connect()
+        XCTAssertSuccess(try client.call("org.varlink.service.GetInfo"))
+        let agent = try SSHAgentClient(path: daemon.sshAgentSocketPath)
+        try agent.send(SSHAgentClient.identitiesRequest)
+        XCTAssertEqual(try agent.receiveFrame(), SSHAgentClient.noIdentities)
+    }
 }

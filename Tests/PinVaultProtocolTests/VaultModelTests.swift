@@ -7,7 +7,7 @@ final class VaultModelTests: XCTestCase {
         user: "alice@example.org", keyId: "00112233445566778899aabbccddeeff", label: "bank",
         publicKey: Array(0..<32), ownerUid: 1000, createdAt: 1_767_225_600, lastUsedAt: 2_200_000_000,
         failedAttempts: 2, remainingAttempts: 8, state: .throttled, lockedUntil: 1_767_225_630,
-        unregistrationExpiresAt: nil
+        unregistrationExpiresAt: nil, unlockedUntil: 1_767_229_200
     )
 
     private func reparse<T>(_ write: (inout JSONObjectWriter) -> Void, _ read: (ParameterDecoder) throws -> T) throws -> T {
@@ -26,7 +26,8 @@ final class VaultModelTests: XCTestCase {
             #"{"user":"alice@example.org","keyId":"00112233445566778899aabbccddeeff","label":"bank","#
                 + #""publicKey":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=","ownerUid":1000,"#
                 + #""createdAt":"2026-01-01T00:00:00Z","lastUsedAt":"2039-09-18T23:06:40Z","failedAttempts":2,"#
-                + #""remainingAttempts":8,"state":"throttled","lockedUntil":"2026-01-01T00:00:30Z"}"#
+                + #""remainingAttempts":8,"state":"throttled","lockedUntil":"2026-01-01T00:00:30Z","#
+                + #""unlockedUntil":"2026-01-01T01:00:00Z"}"#
         )
     }
 
@@ -70,9 +71,9 @@ final class VaultModelTests: XCTestCase {
     }
 
     func testMethodNames_areQualifiedWithTheInterface() {
-        XCTAssertEqual(VaultMethod.allCases.count, 13)
+        XCTAssertEqual(VaultMethod.allCases.count, 16, "13 of the first release, and Unlock, Lock, Sign")
         XCTAssertEqual(VaultMethod.authenticate.qualifiedName, "io.pinvault.Vault.Authenticate")
-        XCTAssertEqual(VaultErrorName.allCases.count, 12, "the 11 errors of the first release and InternalError")
+        XCTAssertEqual(VaultErrorName.allCases.count, 13, "the 11 errors of the first release, InternalError and NotUnlocked")
         XCTAssertEqual(VaultErrorName(qualifiedName: "io.pinvault.Vault.WrongPin"), .wrongPin)
         XCTAssertNil(VaultErrorName(qualifiedName: "org.varlink.service.WrongPin"))
     }

@@ -27,6 +27,7 @@ final class VarlinkErrorTableTests: XCTestCase {
         (.invalidToken, .invalidToken),
         (.busy(retryAfterMilliseconds: 250), .busy(retryAfter: .milliseconds(250))),
         (.permissionDenied, .permissionDenied),
+        (.notUnlocked, .notUnlocked),
         (.internalError, .internalError),
     ]
 

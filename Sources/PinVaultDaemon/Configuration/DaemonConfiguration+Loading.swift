@@ -2,7 +2,9 @@ import Logging
 
 extension DaemonConfiguration {
     /// The sections a configuration may have, in the order they are read.
-    static let sectionNames = ["server", "access", "store", "kdf", "policy", "lockout", "unregister", "credentials"]
+    static let sectionNames = [
+        "server", "access", "store", "kdf", "policy", "lockout", "unregister", "credentials", "sessions", "ssh_agent",
+    ]
 
     /// Keys allowed before the first section.
     static let rootKeys = ["log_level"]
@@ -44,6 +46,8 @@ extension DaemonConfiguration {
         configuration.lockout = try lockout(section("lockout"))
         configuration.unregister = try Unregister(section("unregister"))
         configuration.credentials = try Credentials(section("credentials"))
+        configuration.sessions = try Sessions(section("sessions"))
+        configuration.sshAgent = try SSHAgent(section("ssh_agent"))
         return configuration
     }
 

@@ -24,6 +24,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var unregister = Unregister()
     /// `[credentials]`: how many credentials one account and one uid may hold.
     public var credentials = Credentials()
+    /// `[sessions]`: unlock sessions.
+    public var sessions = Sessions()
+    /// `[ssh_agent]`: the OpenSSH agent socket.
+    public var sshAgent = SSHAgent()
     /// Top-level `log_level`; nil when absent (the daemon's own default then applies).
     public var logLevel: Logger.Level?
 

@@ -38,12 +38,14 @@ public struct VaultCredential: Equatable, Sendable {
     public var lockedUntil: Int64?
     /// When a pending unregistration lapses, Unix seconds.
     public var unregistrationExpiresAt: Int64?
+    /// When the owner's unlock session on it ends, Unix seconds.
+    public var unlockedUntil: Int64?
 
     /// Each field as given.
     public init(
         user: String, keyId: String, label: String?, publicKey: [UInt8], ownerUid: UInt32,
         createdAt: Int64, lastUsedAt: Int64?, failedAttempts: Int64, remainingAttempts: Int64,
-        state: State, lockedUntil: Int64?, unregistrationExpiresAt: Int64?
+        state: State, lockedUntil: Int64?, unregistrationExpiresAt: Int64?, unlockedUntil: Int64? = nil
     ) {
         self.user = user
         self.keyId = keyId
@@ -57,6 +59,7 @@ public struct VaultCredential: Equatable, Sendable {
         self.state = state
         self.lockedUntil = lockedUntil
         self.unregistrationExpiresAt = unregistrationExpiresAt
+        self.unlockedUntil = unlockedUntil
     }
 
     /// Decodes a `Credential` object.
@@ -75,6 +78,7 @@ public struct VaultCredential: Equatable, Sendable {
         state = try object.enumeration("state", required: true, as: State.self) ?? .active
         lockedUntil = try object.time("lockedUntil", required: false)
         unregistrationExpiresAt = try object.time("unregistrationExpiresAt", required: false)
+        unlockedUntil = try object.time("unlockedUntil", required: false)
     }
 
     /// Writes the object's fields (absent optionals are omitted).
@@ -91,5 +95,6 @@ public struct VaultCredential: Equatable, Sendable {
         object.field("state", state.rawValue)
         object.optionalField("lockedUntil", lockedUntil.map(RFC3339.string(fromUnixSeconds:)))
         object.optionalField("unregistrationExpiresAt", unregistrationExpiresAt.map(RFC3339.string(fromUnixSeconds:)))
+        object.optionalField("unlockedUntil", unlockedUntil.map(RFC3339.string(fromUnixSeconds:)))
     }
 }

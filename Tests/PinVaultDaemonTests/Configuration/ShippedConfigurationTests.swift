@@ -34,7 +34,8 @@ final class ShippedConfigurationTests: XCTestCase {
         let allKeys = DaemonConfiguration.rootKeys + DaemonConfiguration.Server.keys + DaemonConfiguration.Access.keys
             + DaemonConfiguration.Store.keys + DaemonConfiguration.KDF.keys + DaemonConfiguration.policyKeys
             + DaemonConfiguration.lockoutKeys + DaemonConfiguration.Unregister.keys
-            + DaemonConfiguration.Credentials.keys
+            + DaemonConfiguration.Credentials.keys + DaemonConfiguration.Sessions.keys
+            + DaemonConfiguration.SSHAgent.keys
         for key in allKeys {
             XCTAssertTrue(text.contains("\(key) = "), "config/pinvaultd.toml does not mention \(key)")
         }

@@ -1,0 +1,112 @@
+import Glibc
+import PinVaultCrypto
+import PinVaultTestKit
+
+/// Signatures with an unlocked key: SIGN_REQUEST over PinVault's agent socket against
+/// the same request to OpenSSH's ssh-agent holding an Ed25519 key, REQUEST_IDENTITIES
+/// on both, and Varlink Sign; the same blocking-socket loop, alternating rounds, on one
+/// core and across cores (`CPUPlacement`).
+enum SessionSignBenchmark {
+    static let user = "bench-ssh@example.org"
+
+    static func run(
+        daemon: DaemonInstance, agent: SSHAgentInstance, cores: Int, parameters: BenchParameters, report: Report
+    ) throws {
+        guard let daemonPid = daemon.pid else { throw BenchError("pinvaultd is not running") }
+        let vault = try daemon.connect()
+        let (keyId, publicKey) = try vault.call(VaultCalls.register(user: user)) {
+            (try VaultCalls.keyId(fromRegisterReply: $0), try VaultCalls.publicKey(fromRegisterReply: $0))
+        }
+        let unlocked = try vault.call(VaultCalls.unlock(user: user, keyId: keyId, ttlSeconds: 3600)) { !VarlinkClient.isError($0) }
+        guard unlocked else { throw BenchError("Unlock failed") }
+
+        var section = Report.Section("Signing with an unlocked key")
+        section.add("After one `Unlock` (the shipped configuration: production Argon2id, `sessions.max_ttl_seconds` 3600),")
+        section.add("the key signs without a PIN. One connection each, the same Swift loop as above: SIGN_REQUEST (13)")
+        section.add("for 128 bytes of data (about an ssh userauth request) to PinVault's agent socket and to OpenSSH's")
+        section.add("`ssh-agent` holding an ed25519 key, each answered by SIGN_RESPONSE (14), checked by type only;")
+        section.add("REQUEST_IDENTITIES (11) to both; and Varlink `Sign` of 32 bytes (its reply read to the NUL).")
+        section.add("\(parameters.roundTripRounds) rounds of \(signCalls(parameters)) signatures and \(identityCalls(parameters)) identity requests each, PinVault then")
+        section.add("ssh-agent in each round, after 50 uncounted calls each.")
+        for placement in [CPUPlacement.oneCore, .scheduler] {
+            let pids = [daemonPid, agent.pid]
+            try placement.apply(to: pids, cores: cores)
+            defer { try? CPUPlacement.scheduler.apply(to: pids, cores: cores) }
+            try measure(daemon: daemon, agent: agent, keyId: keyId, publicKey: publicKey, placement: placement,
+                        parameters: parameters, report: report, section: &section)
+        }
+        report.add(section)
+    }
+
+    static func signCalls(_ parameters: BenchParameters) -> Int { parameters.quick ? 100 : 500 }
+    static func identityCalls(_ parameters: BenchParameters) -> Int { parameters.roundTripCalls / 4 }
+
+    private static func measure(
+        daemon: DaemonInstance, agent: SSHAgentInstance, keyId: String, publicKey: [UInt8], placement: CPUPlacement,
+        parameters: BenchParameters, report: Report, section: inout Report.Section
+    ) throws {
+        let ours = try SSHAgentClient(path: daemon.agentSocketPath, timeoutSeconds: 120)
+        let theirs = try agent.connect()
+        let vault = try daemon.connect()
+        let data = RandomBytes.make(count: 128)
+        let ourSign = SSHAgentClient.signRequest(publicKey: publicKey, data: data)
+        let theirSign = SSHAgentClient.signRequest(publicKey: agent.publicKey, data: data)
+        let varlinkSign = VaultCalls.sign(keyId: keyId, challenge: RandomBytes.make(count: 32))
+        for _ in 0..<50 {
+            try ours.roundTrip(ourSign, expecting: SSHAgentClient.signResponse)
+            try theirs.roundTrip(theirSign, expecting: SSHAgentClient.signResponse)
+            try ours.roundTrip()
+            try theirs.roundTrip()
+            try vault.roundTrip(varlinkSign)
+        }
+
+        let signs = signCalls(parameters)
+        let identities = identityCalls(parameters)
+        var ourSigns: [Double] = [], theirSigns: [Double] = [], varlinkSigns: [Double] = []
+        var ourIdentities: [Double] = [], theirIdentities: [Double] = []
+        for _ in 0..<parameters.roundTripRounds {
+            ourSigns.append(Double(signs) / (try Monotonic.measure {
+                for _ in 0..<signs { try ours.roundTrip(ourSign, expecting: SSHAgentClient.signResponse) }
+            }.seconds))
+            theirSigns.append(Double(signs) / (try Monotonic.measure {
+                for _ in 0..<signs { try theirs.roundTrip(theirSign, expecting: SSHAgentClient.signResponse) }
+            }.seconds))
+            varlinkSigns.append(Double(signs) / (try Monotonic.measure {
+                for _ in 0..<signs { try vault.roundTrip(varlinkSign) }
+            }.seconds))
+            ourIdentities.append(Double(identities) / (try Monotonic.measure {
+                for _ in 0..<identities { try ours.roundTrip() }
+            }.seconds))
+            theirIdentities.append(Double(identities) / (try Monotonic.measure {
+                for _ in 0..<identities { try theirs.roundTrip() }
+            }.seconds))
+        }
+
+        let placed = placement == .oneCore ? "one core" : "across cores"
+        let ourSignSummary = Summary(ourSigns), theirSignSummary = Summary(theirSigns), varlink = Summary(varlinkSigns)
+        let ourList = Summary(ourIdentities), theirList = Summary(theirIdentities)
+        let signRatio = (ourSignSummary?.median ?? 0) / (theirSignSummary?.median ?? 1)
+        let listRatio = (ourList?.median ?? 0) / (theirList?.median ?? 1)
+        let varlinkRatio = (varlink?.median ?? 0) / (theirSignSummary?.median ?? 1)
+        report.goal("Agent signatures (\(placed)): PinVault SIGN_REQUEST/s ÷ ssh-agent SIGN_REQUEST/s", signRatio, atLeast: 10)
+        report.goal("Agent identities (\(placed)): PinVault REQUEST_IDENTITIES/s ÷ ssh-agent's", listRatio, atLeast: 1.5)
+        report.goal("Varlink Sign (\(placed)): Sign/s ÷ ssh-agent SIGN_REQUEST/s", varlinkRatio, atLeast: 10)
+
+        section.add()
+        section.add("**\(placement.title)**")
+        section.add()
+        section.header("figure", "PinVault (min / median / max)", "ssh-agent (min / median / max)", "ratio of medians")
+        section.row("SIGN_REQUEST round trips", Format.summary(ourSignSummary, Format.rate), Format.summary(theirSignSummary, Format.rate),
+                    "**\(Format.ratio(signRatio))** (goal ≥ 10)")
+        section.row("REQUEST_IDENTITIES round trips", Format.summary(ourList, Format.rate), Format.summary(theirList, Format.rate),
+                    "**\(Format.ratio(listRatio))** (goal ≥ 1.5)")
+        section.row("Varlink Sign round trips", Format.summary(varlink, Format.rate), "", "**\(Format.ratio(varlinkRatio))** (goal ≥ 10)")
+        if let ourSignSummary, let theirSignSummary, let varlink {
+            section.add()
+            section.add("Median signature round trip: PinVault's agent \(Format.microseconds(1 / ourSignSummary.median)), Varlink Sign "
+                        + "\(Format.microseconds(1 / varlink.median)), ssh-agent \(Format.microseconds(1 / theirSignSummary.median)). "
+                        + "Varlink Sign latency min / median / max: \(Format.microseconds(1 / varlink.max)) / "
+                        + "\(Format.microseconds(1 / varlink.median)) / \(Format.microseconds(1 / varlink.min)) (per round).")
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import PinVaultProtocol
+
+/// Unlock sessions: a credential's key kept open for a while, so that signatures
+/// need no PIN (and the daemon's ssh-agent socket can use it).
+extension PinVaultClient {
+    /// Checks `pin` as `authenticate` does (a wrong one is counted) and keeps the
+    /// credential unlocked for the caller's uid for `ttl` (whole seconds, at least 1;
+    /// the daemon caps it at its `sessions.max_ttl_seconds`). With
+    /// `bindToConnection`, the session also ends when this client's connection
+    /// closes: keep the client open for as long as it should last. Consumes `pin`.
+    public func unlock(
+        user: String, keyId: String? = nil, pin: PIN, ttl: Duration, bindToConnection: Bool = false
+    ) async throws(PinVaultError) -> UnlockSession {
+        let secrets = try PIN.take([(pin, "pin")])
+        try ClientLimits.checkUser(user)
+        try ClientLimits.checkKeyId(keyId)
+        let seconds = try ClientLimits.ttlSeconds(ttl)
+        return try await call(.unlock, wiping: secrets) { parameters in
+            parameters.field("user", user)
+            parameters.optionalField("keyId", keyId)
+            parameters.secretField("pin", secrets[0], encoding: .raw)
+            parameters.field("ttlSeconds", seconds)
+            if bindToConnection { parameters.field("bindToConnection", true) }
+        } decode: { reply throws(ParameterError) in
+            UnlockSession(
+                keyId: try reply.keyID(required: true)?.hex ?? "",
+                unlockedUntil: Date(unixSeconds: try reply.time("unlockedUntil", required: true) ?? 0),
+                failedAttemptsCleared: Int(try reply.int("failedAttemptsCleared", required: true, range: 0...Int64.max) ?? 0)
+            )
+        }
+    }
+
+    /// Ends the caller's session on `keyId`, or all of the caller's sessions; returns
+    /// the key ids that were unlocked.
+    @discardableResult
+    public func lock(keyId: String? = nil) async throws(PinVaultError) -> [String] {
+        try ClientLimits.checkKeyId(keyId)
+        return try await call(.lock) { parameters in
+            parameters.optionalField("keyId", keyId)
+        } decode: { reply throws(ParameterError) in
+            try reply.strings("lockedKeyIds", required: true, bytes: 1...64) ?? []
+        }
+    }
+
+    /// Signs exactly `challenge` (1-1024 bytes) with a credential the caller's uid has
+    /// unlocked: no PIN. Throws `.notUnlocked` otherwise.
+    public func sign(keyId: String, challenge: [UInt8]) async throws(PinVaultError) -> [UInt8] {
+        try ClientLimits.checkKeyId(keyId)
+        try ClientLimits.checkChallenge(challenge)
+        return try await call(.sign) { parameters in
+            parameters.field("keyId", keyId)
+            parameters.field("challenge", Base64.encodedString(challenge))
+        } decode: { reply throws(ParameterError) in
+            let bytes = ProtocolLimits.signatureBytes...ProtocolLimits.signatureBytes
+            return try reply.base64("signature", required: true, decodedBytes: bytes) ?? []
+        }
+    }
+}

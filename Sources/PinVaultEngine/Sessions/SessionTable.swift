@@ -1,0 +1,246 @@
+import PinVaultCrypto
+import PinVaultSystem
+
+/// The unlock sessions of every uid: at most one per credential, found by keyId.
+///
+/// One lock guards the table; everything done under it is short — a lookup, an
+/// insertion, or one Ed25519 signature (~25 µs with the key's two `mprotect` calls).
+/// Signing under the lock is what serialises a key's page protection (a thread
+/// signing while another closed the pages would fault), and keeps `Sign` off the
+/// store queue and the KDF pool. Lock order: the store's transaction lock, then
+/// this one (an Unlock inserts inside the transaction that clears its count); never
+/// the reverse.
+///
+/// Ended sessions are handed back to the caller, which writes their audit lines
+/// outside the lock and then drops them: the last reference going zeroes the key
+/// (`sodium_free`).
+///
+/// Time is the engine's monotonic clock (`now`, nanoseconds), so that no step of the
+/// wall clock lengthens a session; the sweeper thread (`VaultEngine+Sessions`) waits
+/// on `lock` for the next deadline, and every read checks the deadline itself.
+final class SessionTable: @unchecked Sendable {
+    /// At most this many sessions at once, every uid together: each holds a
+    /// `sodium_malloc` allocation of 4 pages (16 KiB mapped, one 4 KiB page locked),
+    /// so the table stays under 16 MiB mapped and 4 MiB locked — inside the unit's
+    /// `LimitMEMLOCK=64M` beside the connections' buffers.
+    static let maxTotal = 1024
+
+    struct Limits: Sendable {
+        /// `sessions.max_ttl_seconds`: the longest session; 0 refuses Unlock.
+        var maxTtlSeconds: Int64
+        /// `sessions.max_per_uid`: sessions of one owner uid at once.
+        var maxPerUid: Int
+        /// Sessions of every uid at once (`SessionTable.maxTotal`).
+        var maxTotal: Int = SessionTable.maxTotal
+    }
+
+    let limits: Limits
+    /// Monotonic nanoseconds (injectable for tests).
+    let now: @Sendable () -> UInt64
+    let lock = ConditionLock()
+    private var sessions: [KeyID: UnlockedKey] = [:]
+    private var perUid: [UInt32: Int] = [:]
+    private var budget = SigningBudget()
+    private(set) var stopping = false
+
+    init(limits: Limits, now: @escaping @Sendable () -> UInt64) {
+        self.limits = limits
+        self.now = now
+    }
+
+    // MARK: Opening
+
+    /// Why a session could not be opened.
+    enum Refusal: Error, Equatable {
+        /// `max_per_uid` sessions of this uid, or `maxTotal` of all, are open.
+        case full(limit: Int)
+        /// Nobody waits for the Unlock any more (its connection closed): a session
+        /// no one learned of is not opened, and a bound one would never end.
+        case abandoned
+        case stopping
+    }
+
+    /// Whether `owner` may open one more session on `keyId` now (an open one is
+    /// extended, so it always may): checked before the PIN, so that a refusal costs
+    /// no KDF and no attempt, and again by `open`.
+    func admits(_ keyId: KeyID, owner: UInt32) -> Refusal? {
+        lock.withLock { refusal(keyId, owner: owner) }
+    }
+
+    private func refusal(_ keyId: KeyID, owner: UInt32) -> Refusal? {
+        if stopping { return .stopping }
+        if let open = sessions[keyId], open.owner == owner { return nil }
+        if perUid[owner, default: 0] >= limits.maxPerUid { return .full(limit: limits.maxPerUid) }
+        if sessions.count >= limits.maxTotal { return .full(limit: limits.maxTotal) }
+        return nil
+    }
+
+    /// What `open` did.
+    enum Opened {
+        case new
+        /// The credential was unlocked already: the same session, with the new
+        /// deadline and binding, its signature count going on.
+        case extended
+    }
+
+    /// Opens a session on `key` for `ttl` nanoseconds, or extends the open one (the
+    /// later Unlock decides its deadline and binding). `abandoned` is asked under the
+    /// lock, so that a connection closing at any moment either finds the session
+    /// (`endSessions(boundTo:)`) or keeps it from opening.
+    func open(
+        keyId: KeyID, owner: UInt32, user: String, label: String?, key: ProtectedSigningKey,
+        ttlNanoseconds ttl: UInt64, wallUntil: Int64, boundConnection: UInt64?, abandoned: () -> Bool
+    ) throws(Refusal) -> Opened {
+        try lock.withLock { () throws(Refusal) -> Opened in
+            if let refused = refusal(keyId, owner: owner) { throw refused }
+            if abandoned() { throw .abandoned }
+            let (deadline, overflow) = now().addingReportingOverflow(ttl)
+            let until = overflow ? UInt64.max : deadline
+            if let open = sessions[keyId] {
+                open.deadline = until
+                open.wallUntil = wallUntil
+                open.boundConnection = boundConnection
+                lock.signal()
+                return .extended
+            }
+            sessions[keyId] = UnlockedKey(
+                keyId: keyId, owner: owner, user: user, label: label, key: key,
+                deadline: until, wallUntil: wallUntil, boundConnection: boundConnection
+            )
+            perUid[owner, default: 0] += 1
+            lock.signal()  // the sweeper may have a later deadline in mind
+            return .new
+        }
+    }
+
+    // MARK: Signing
+
+    enum Signing {
+        case signed([UInt8])
+        /// No live session of this uid on that key (or another uid's: the same answer).
+        case notUnlocked
+        /// The uid used up its share of the event loop (`SigningBudget`): sign off the loop.
+        case overBudget
+        case failed(CryptoError)
+    }
+
+    /// Signs `message` with `owner`'s session on `keyId`. `inline`: the caller is the
+    /// event loop, which signs only within the uid's `SigningBudget`.
+    func sign(_ message: [UInt8], keyId: KeyID, owner: UInt32, inline: Bool) -> Signing {
+        lock.withLock {
+            guard let session = sessions[keyId], session.owner == owner, session.deadline > now() else {
+                return .notUnlocked
+            }
+            let start = MonotonicClock.nanoseconds()
+            if inline && !budget.allows(owner, at: start) { return .overBudget }
+            let signed = message.withUnsafeBytes { bytes in
+                Result { () throws(CryptoError) in try session.key.sign(bytes) }
+            }
+            budget.charge(owner, MonotonicClock.nanoseconds() - start)
+            switch signed {
+            case .success(let signature):
+                session.signatures += 1
+                return .signed(signature)
+            case .failure(let error):
+                return .failed(error)
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    /// `owner`'s live sessions, oldest key id first; `wallNow` (Unix seconds) dates them.
+    func views(owner: UInt32, wallNow: Int64) -> [UnlockedKeyView] {
+        lock.withLock {
+            let time = now()
+            return sessions.values
+                .filter { $0.owner == owner && $0.deadline > time }
+                .map { view(of: $0, at: time, wallNow: wallNow) }
+                .sorted { $0.keyId.hex < $1.keyId.hex }
+        }
+    }
+
+    /// When `owner`'s session on `keyId` ends, in Unix seconds; nil when none is live.
+    func unlockedUntil(_ keyId: KeyID, owner: UInt32, wallNow: Int64) -> Int64? {
+        lock.withLock {
+            let time = now()
+            guard let session = sessions[keyId], session.owner == owner, session.deadline > time else { return nil }
+            return view(of: session, at: time, wallNow: wallNow).unlockedUntil
+        }
+    }
+
+    /// The wall-clock end of a session: the one Unlock reported, while the wall clock
+    /// agrees with the monotonic one to the second; else (the wall clock stepped) now
+    /// plus what is left of the session, rounded up — its true end.
+    private func view(of session: UnlockedKey, at time: UInt64, wallNow: Int64) -> UnlockedKeyView {
+        let left = session.deadline - time
+        let seconds = Int64(clamping: left / 1_000_000_000 + (left % 1_000_000_000 == 0 ? 0 : 1))
+        let (computed, overflow) = wallNow.addingReportingOverflow(seconds)
+        let end = overflow ? Int64.max : computed
+        return UnlockedKeyView(
+            keyId: session.keyId, user: session.user, label: session.label, publicKey: session.publicKey,
+            unlockedUntil: abs(end - session.wallUntil) <= 1 ? session.wallUntil : end
+        )
+    }
+
+    var count: Int { lock.withLock { sessions.count } }
+
+    // MARK: Ending
+
+    /// Ends `owner`'s session on `keyId` (nil: all of `owner`'s). Returns the ended.
+    func end(keyId: KeyID?, owner: UInt32) -> [UnlockedKey] {
+        lock.withLock {
+            if let keyId {
+                guard let session = sessions[keyId], session.owner == owner else { return [] }
+                return [remove(keyId)].compactMap { $0 }
+            }
+            return removeAll { $0.owner == owner }
+        }
+    }
+
+    /// Ends the sessions of these credentials, whoever owns them.
+    func end(keyIds: [KeyID]) -> [UnlockedKey] {
+        lock.withLock { keyIds.compactMap(remove) }
+    }
+
+    /// Ends the sessions bound to connection `id`.
+    func end(boundTo id: UInt64) -> [UnlockedKey] {
+        lock.withLock { removeAll { $0.boundConnection == id } }
+    }
+
+    /// Ends every session whose deadline has passed.
+    func endExpired() -> [UnlockedKey] {
+        lock.withLock {
+            let time = now()
+            return removeAll { $0.deadline <= time }
+        }
+    }
+
+    /// Ends every session and opens no more (`stopping`).
+    func endEverything(stopping stop: Bool) -> [UnlockedKey] {
+        lock.withLock {
+            if stop {
+                stopping = true
+                lock.broadcast()
+            }
+            return removeAll { _ in true }
+        }
+    }
+
+    /// The earliest deadline, with the lock held; nil when there is no session.
+    func nextDeadline() -> UInt64? {
+        sessions.values.lazy.map(\.deadline).min()
+    }
+
+    private func remove(_ keyId: KeyID) -> UnlockedKey? {
+        guard let session = sessions.removeValue(forKey: keyId) else { return nil }
+        if let count = perUid[session.owner] {
+            perUid[session.owner] = count > 1 ? count - 1 : nil
+        }
+        return session
+    }
+
+    private func removeAll(where shouldEnd: (UnlockedKey) -> Bool) -> [UnlockedKey] {
+        sessions.values.filter(shouldEnd).map(\.keyId).compactMap(remove)
+    }
+}

@@ -1,0 +1,167 @@
+import PinVaultCore
+import PinVaultCrypto
+import PinVaultStore
+import PinVaultSystem
+
+/// Unlock sessions: Unlock, Lock, Sign, the ssh-agent's identities, and every end of a
+/// session (docs/ARCHITECTURE.md, SECURITY.md "Unlock sessions").
+///
+/// A session is engine state (`SessionTable`), never stored: the daemon's exit ends
+/// them all. Unlock is a PIN call like Authenticate (`withPin`: counted before the
+/// check, throttled, blocked, upgrade on use); Sign runs no KDF and reaches neither the
+/// store nor the KDF pool: it signs on the caller's thread — the event loop — within
+/// the uid's `SigningBudget`, and on the signing thread past it.
+extension VaultEngine {
+    func unlock(_ call: Call, user: String, keyId: KeyID?, pin: SecretBytes, ttlSeconds: Int64, boundConnection: UInt64?) {
+        let maxTtl = settings.sessionMaxTtlSeconds
+        guard maxTtl > 0 else { return call.finish(.failure(.permissionDenied)) }
+        let ttl = min(max(ttlSeconds, 1), maxTtl)
+        let owner = call.caller.uid
+        let admitting: @Sendable (CredentialRecord) throws(VaultError) -> Void = { [sessions] record throws(VaultError) in
+            // A full table is refused before the PIN: no KDF, nothing counted.
+            if case .full(let limit) = sessions.admits(record.keyId, owner: owner) {
+                throw .tooManyCredentials(limit: limit)
+            }
+        }
+        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin, admitting: admitting) { [self] record, seed, wrongPins throws(VaultError) in
+            try openSession(
+                call, record: record, seed: seed, pin: pin, ttlSeconds: ttl, boundConnection: boundConnection,
+                failedAttemptsCleared: wrongPins
+            )
+        }
+    }
+
+    /// After a right PIN: clears the count, notes the use, re-seals a weaker record
+    /// (upgrade on use), and opens the session — in the one transaction, so that a
+    /// change of the credential either comes after it (and ends the session) or
+    /// before it (and the session is not opened).
+    private func openSession(
+        _ call: Call, record: CredentialRecord, seed: SecretBytes, pin: SecretBytes, ttlSeconds: Int64, boundConnection: UInt64?,
+        failedAttemptsCleared: Int
+    ) throws(VaultError) -> VaultResult {
+        let key = try crypto(call) { () throws(CryptoError) in try ProtectedSigningKey(seed: seed) }
+        let upgraded = try upgradedSeal(of: record, seed: seed, pin: pin, call: call)
+        let time = now()
+        let opened: SessionTable.Opened = try write(call) { writer in
+            guard let current = try writer.credential(keyId: record.keyId), current.ownerUid == record.ownerUid else {
+                throw VaultError.noSuchCredential
+            }
+            if let pending = current.pendingUnregistration, pending.expiresAt > time {
+                throw VaultError.unregistrationPending(expiresAt: pending.expiresAt)
+            }
+            // A ChangePin (or a racing upgrade) re-sealed it since this PIN was checked:
+            // the PIN may be the old one. Nothing is opened; a retry meets the new state.
+            guard current.sealed == record.sealed else { throw VaultError.busy(retryAfterMilliseconds: 50) }
+            var updated = cleared(current)
+            updated.lastUsedAt = time
+            if let upgraded { updated.sealed = upgraded }
+            try writer.update(updated)
+            do throws(SessionTable.Refusal) {
+                return try sessions.open(
+                    keyId: record.keyId, owner: record.ownerUid, user: record.user, label: record.label, key: key,
+                    ttlNanoseconds: UInt64(ttlSeconds) * 1_000_000_000, wallUntil: time + ttlSeconds,
+                    boundConnection: boundConnection,
+                    abandoned: call.isCancelled
+                )
+            } catch {
+                switch error {
+                case .full(let limit): throw VaultError.tooManyCredentials(limit: limit)
+                case .abandoned, .stopping: throw VaultError.busy(retryAfterMilliseconds: 50)
+                }
+            }
+        }
+        stats.authenticationSucceeded()
+        audit.recordUnlock(
+            caller: call.caller, keyId: record.keyId, ttlSeconds: ttlSeconds,
+            extended: opened == .extended, bound: boundConnection != nil
+        )
+        if upgraded != nil { audit.record(.resealed, caller: call.caller, keyId: record.keyId) }
+        return .unlocked(
+            keyId: record.keyId, unlockedUntil: time + ttlSeconds,
+            failedAttemptsCleared: failedAttemptsCleared
+        )
+    }
+
+    func lock(_ call: Call, keyId: KeyID?) {
+        let ended = sessions.end(keyId: keyId, owner: call.caller.uid)
+        recordEnded(ended, .locked, caller: call.caller)
+        call.finish(.success(.locked(ended.map(\.keyId).sorted { $0.hex < $1.hex })))
+    }
+
+    func sign(_ call: Call, keyId: KeyID, message: [UInt8]) {
+        let owner = call.caller.uid
+        switch sessions.sign(message, keyId: keyId, owner: owner, inline: true) {
+        case .signed(let signature):
+            call.finish(.success(.signature(signature)))
+        case .notUnlocked:
+            call.finish(.failure(.notUnlocked))
+        case .failed(let error):
+            call.finish(.failure(failure(error, call)))
+        case .overBudget:
+            let admission = signingQueue.submitAnswering(uid: owner, isCancelled: call.isCancelled) { [self] in
+                let result: Result<VaultResult, VaultError> = switch sessions.sign(message, keyId: keyId, owner: owner, inline: false) {
+                case .signed(let signature): .success(.signature(signature))
+                case .notUnlocked, .overBudget: .failure(.notUnlocked)
+                case .failed(let error): .failure(failure(error, call))
+                }
+                return { call.finish(result) }
+            }
+            if case .busy(let milliseconds) = admission {
+                stats.refusedBusy()
+                call.finish(.failure(.busy(retryAfterMilliseconds: milliseconds)))
+            }
+        }
+    }
+
+    /// Ends the sessions opened with `bindToConnection` on connection `id`: its front
+    /// door calls this when the connection closes.
+    public func endSessions(boundTo id: UInt64) {
+        recordEnded(sessions.end(boundTo: id), .connectionClosed)
+    }
+
+    /// Ends the sessions whose time is up (the sweeper's work; a test with an injected
+    /// clock calls it itself).
+    func endExpiredSessions() {
+        recordEnded(sessions.endExpired(), .expired)
+    }
+
+    /// The credentials `call` changed or deleted lose their sessions, whoever owns them.
+    func endSessions(of keyIds: [KeyID], call: Call) {
+        recordEnded(sessions.end(keyIds: keyIds), .credentialChanged, caller: call.caller)
+    }
+
+    /// One audit line per ended session; the sessions (and so their keys) go with the array.
+    func recordEnded(_ ended: [UnlockedKey], _ reason: SessionEnd, caller: Caller? = nil) {
+        Self.recordEnded(ended, reason, caller: caller, audit: audit)
+    }
+
+    private static func recordEnded(_ ended: [UnlockedKey], _ reason: SessionEnd, caller: Caller?, audit: AuditLog) {
+        for session in ended {
+            audit.recordSessionEnd(
+                keyId: session.keyId, owner: session.owner, reason: reason, signatures: session.signatures, caller: caller
+            )
+        }
+    }
+
+    /// The sweeper thread: sleeps until the earliest deadline (or a new session's
+    /// signal), ends what expired, and returns once the table stops. Reads check each
+    /// deadline themselves, so the sweeper only makes an end prompt: it zeroes the key
+    /// and writes the audit line. No line per signature, no wake-up while no session is open.
+    static func sweep(_ table: SessionTable, audit: AuditLog) {
+        while true {
+            let stop: Bool = table.lock.withLock {
+                while !table.stopping {
+                    guard let next = table.nextDeadline() else {
+                        table.lock.wait()
+                        continue
+                    }
+                    if next <= table.now() { return false }
+                    table.lock.wait(untilMonotonicNanoseconds: next)
+                }
+                return true
+            }
+            if stop { return }
+            recordEnded(table.endExpired(), .expired, caller: nil, audit: audit)
+        }
+    }
+}

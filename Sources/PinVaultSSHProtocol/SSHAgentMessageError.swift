@@ -1,0 +1,10 @@
+/// Why a message did not parse. The agent answers SSH_AGENT_FAILURE to it (as
+/// OpenSSH's does) and the connection goes on; only a broken framing closes it.
+public enum SSHAgentMessageError: Error, Equatable, Sendable {
+    /// A field ran past the end of the message.
+    case truncated
+    /// Bytes were left after the last field.
+    case trailingBytes
+    /// A key blob that is not an `ssh-ed25519` key of 32 bytes.
+    case notAnEd25519Key
+}

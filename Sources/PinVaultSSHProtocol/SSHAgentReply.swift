@@ -1,0 +1,60 @@
+/// The agent's replies, each one whole frame: the 4-byte length, then the message.
+public enum SSHAgentReply {
+    /// The extensions PinVault's agent answers (`query`'s reply).
+    public static let extensions = ["query"]
+
+    /// SSH_AGENT_FAILURE.
+    public static func failure() -> [UInt8] { frame { $0.byte(SSHAgentRequest.Number.failure) } }
+
+    /// SSH_AGENT_SUCCESS.
+    public static func success() -> [UInt8] { frame { $0.byte(SSHAgentRequest.Number.success) } }
+
+    /// One identity of an IDENTITIES_ANSWER.
+    public struct Identity: Equatable, Sendable {
+        public var publicKey: [UInt8]
+        public var comment: String
+
+        public init(publicKey: [UInt8], comment: String) {
+            self.publicKey = publicKey
+            self.comment = comment
+        }
+    }
+
+    /// SSH_AGENT_IDENTITIES_ANSWER: `uint32 nkeys`, then each key blob and comment.
+    public static func identities(_ identities: [Identity]) -> [UInt8] {
+        frame { writer in
+            writer.byte(SSHAgentRequest.Number.identitiesAnswer)
+            writer.uint32(UInt32(identities.count))
+            for identity in identities {
+                writer.string(SSHEd25519.keyBlob(publicKey: identity.publicKey))
+                writer.string(utf8: identity.comment)
+            }
+        }
+    }
+
+    /// SSH_AGENT_SIGN_RESPONSE with an `ssh-ed25519` signature blob.
+    public static func signature(_ signature: [UInt8]) -> [UInt8] {
+        frame { writer in
+            writer.byte(SSHAgentRequest.Number.signResponse)
+            writer.string(SSHEd25519.signatureBlob(signature))
+        }
+    }
+
+    /// The answer to the `query` extension (draft-miller-ssh-agent-04 §4.7.1):
+    /// SSH_AGENT_SUCCESS, then the name of each extension the agent supports.
+    public static func queryAnswer() -> [UInt8] {
+        frame { writer in
+            writer.byte(SSHAgentRequest.Number.success)
+            for name in extensions { writer.string(utf8: name) }
+        }
+    }
+
+    private static func frame(_ body: (inout SSHWireWriter) -> Void) -> [UInt8] {
+        var message = SSHWireWriter()
+        body(&message)
+        var framed = SSHWireWriter(capacity: message.bytes.count + 4)
+        framed.uint32(UInt32(message.bytes.count))
+        framed.raw(message.bytes)
+        return framed.bytes
+    }
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import PinVaultClient
+import PinVaultSSHProtocol
+
+/// `pinvault ssh-key USER [--key-id ID]`
+struct SSHKeyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ssh-key",
+        abstract: "Print a credential's public key as an OpenSSH key line.",
+        discussion: """
+            Prints `ssh-ed25519 BASE64 USER (LABEL)`, the line for a server's \
+            ~/.ssh/authorized_keys, and, after the signer's principal, for git's \
+            gpg.ssh.allowedSignersFile. `ssh-keygen -lf` reads it for the fingerprint that \
+            `ssh-add -l` shows once the credential is unlocked.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var credential: CredentialOptions
+
+    func run() async throws {
+        try await global.run { console in
+            let client = try global.connect()
+            defer { client.close() }
+            let chosen = try await CredentialChoice.resolve(credential, client: client)
+            let line = SSHEd25519.publicKeyLine(
+                publicKey: chosen.publicKey, comment: SSHEd25519.comment(user: chosen.user, label: chosen.label)
+            )
+            console.show(.object([("keyId", .string(chosen.keyId)), ("sshPublicKey", .string(line))])) {
+                console.say(line)
+            }
+            return .success
+        }
+    }
+}

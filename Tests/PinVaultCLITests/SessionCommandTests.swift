@@ -1,0 +1,56 @@
+import Foundation
+import PinVaultTestKit
+import XCTest
+
+/// `pinvault unlock`, `sign`, `lock` and `ssh-key` against a real daemon.
+final class SessionCommandTests: CLITestCase {
+    func testUnlockThenSign_signsWithoutAPin_andLockEndsIt_withExitTen() throws {
+        let keyId = try registerKeyId("alice", label: "laptop")
+        let unlocked = try pinvaultJSON(["unlock", "alice", "--ttl", "90s", "--pin-stdin"], input: pin + "\n")
+        XCTAssertEqual(unlocked["keyId"] as? String, keyId)
+        XCTAssertEqual(unlocked["failedAttemptsCleared"] as? Int, 0)
+        XCTAssertNotNil(unlocked["unlockedUntil"] as? String)
+        let signed = try pinvaultJSON(["sign", "alice", "--challenge-hex", "00ff"])
+        XCTAssertEqual(Data(base64Encoded: signed["signature"] as? String ?? "")?.count, 64)
+        let listed = try listed().first
+        XCTAssertNotNil(listed?["unlockedUntil"] as? String, "list --json shows unlockedUntil")
+
+        let locked = try pinvaultJSON(["lock", "alice"])
+        XCTAssertEqual(locked["lockedKeyIds"] as? [String], [keyId])
+        let refused = try pinvault(["sign", "alice", "--challenge-hex", "00ff"])
+        XCTAssertEqual(refused.status, 10, "\(refused)")
+        XCTAssertTrue(refused.standardError.contains("not unlocked"), "\(refused)")
+    }
+
+    func testLockAll_andLockWithNothingToLock() throws {
+        _ = try registerKeyId("alice")
+        _ = try registerKeyId("bob")
+        for user in ["alice", "bob"] {
+            XCTAssertEqual(try pinvault(["unlock", user, "--pin-stdin"], input: pin + "\n").status, 0)
+        }
+        XCTAssertEqual((try pinvaultJSON(["lock", "--all"])["lockedKeyIds"] as? [String])?.count, 2)
+        let nothing = try pinvault(["lock", "--all"])
+        XCTAssertEqual(nothing.status, 0)
+        XCTAssertEqual(nothing.standardOutput, "Nothing was unlocked.\n")
+        XCTAssertEqual(try pinvault(["lock"]).status, 64, "lock without USER or --all is a usage error")
+    }
+
+    func testSSHKey_printsTheOpenSSHLine_ofTheCredentialsKey() throws {
+        let credential = try register("alice@example.org", label: "laptop")
+        let line = try pinvault(["ssh-key", "alice@example.org"])
+        XCTAssertEqual(line.status, 0, "\(line)")
+        let fields = line.standardOutput.trimmingCharacters(in: .newlines).split(separator: " ", maxSplits: 2)
+        XCTAssertEqual(fields.first, "ssh-ed25519")
+        XCTAssertEqual(fields.last, "alice@example.org (laptop)")
+        let blob = try XCTUnwrap(Data(base64Encoded: String(fields[1])))
+        XCTAssertEqual(blob.suffix(32), Data(base64Encoded: credential["publicKey"] as? String ?? ""), "the blob's key is the credential's")
+        XCTAssertEqual(Array(blob.prefix(15)), [0, 0, 0, 11] + Array("ssh-ed25519".utf8))
+    }
+
+    func testAWrongPinInUnlock_exitsTwo_andTheTtlMustBeADuration() throws {
+        _ = try registerKeyId("alice")
+        XCTAssertEqual(try pinvault(["unlock", "alice", "--pin-stdin"], input: "999135\n").status, 2)
+        XCTAssertEqual(try pinvault(["unlock", "alice", "--ttl", "soon", "--pin-stdin"], input: pin + "\n").status, 64)
+        XCTAssertEqual(try pinvault(["unlock", "alice", "--ttl", "0s", "--pin-stdin"], input: pin + "\n").status, 64)
+    }
+}

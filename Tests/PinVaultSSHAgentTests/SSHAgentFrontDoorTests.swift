@@ -1,0 +1,137 @@
+import Foundation
+import Glibc
+import PinVaultCrypto
+import PinVaultEmbedded
+import PinVaultSSHProtocol
+import PinVaultTransport
+import XCTest
+
+/// The ssh-agent door in process (`InProcessVault.exchangeAgent`): each message type
+/// against the engine's real sessions, opened through the Varlink door.
+final class SSHAgentFrontDoorTests: XCTestCase {
+    private var directory = ""
+    private var vault: InProcessVault!
+    private let alice = Peer(pid: 4242, uid: 1000, gid: 1000, groups: [], isAdmin: false)
+    private let mallory = Peer(pid: 4343, uid: 1001, gid: 1001, groups: [], isAdmin: false)
+    private let pin = "258046"
+
+    override func setUpWithError() throws {
+        var template = Array("/tmp/pinvault-agent-test-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+        directory = String(cString: made)
+        vault = try InProcessVault(stateDirectory: directory)
+    }
+
+    override func tearDownWithError() throws {
+        vault = nil
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    // MARK: Helpers
+
+    /// One Varlink call; the reply's parameters as JSON.
+    @discardableResult
+    private func varlink(_ method: String, _ parameters: [String: Any], as peer: Peer? = nil) throws -> [String: Any] {
+        let data = try JSONSerialization.data(withJSONObject: ["method": "io.pinvault.Vault." + method, "parameters": parameters])
+        guard case .reply(let reply) = Array(data).withUnsafeBytes({ vault.exchange(frame: $0, peer: peer ?? alice) }) else {
+            throw POSIXError(.EPROTO)
+        }
+        let object = try JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any] ?? [:]
+        if let error = object["error"] { XCTFail("\(method): \(error)") }
+        return object["parameters"] as? [String: Any] ?? [:]
+    }
+
+    /// Registers and unlocks a credential of `peer`; its raw public key.
+    private func unlocked(_ user: String, label: String? = nil, as peer: Peer? = nil) throws -> [UInt8] {
+        var parameters: [String: Any] = ["user": user, "pin": pin]
+        if let label { parameters["label"] = label }
+        let credential = try varlink("Register", parameters, as: peer)["credential"] as? [String: Any]
+        try varlink("Unlock", ["user": user, "keyId": credential?["keyId"] as? String ?? "", "pin": pin, "ttlSeconds": 60], as: peer)
+        return [UInt8](Data(base64Encoded: credential?["publicKey"] as? String ?? "") ?? Data())
+    }
+
+    /// One agent message; the whole reply frame.
+    private func agent(_ type: UInt8, _ body: [UInt8] = [], as peer: Peer? = nil) -> [UInt8] {
+        ([type] + body).withUnsafeBytes { vault.exchangeAgent(message: $0, peer: peer ?? alice) }
+    }
+
+    private func blob(_ key: [UInt8]) -> [UInt8] { SSHEd25519.keyBlob(publicKey: key) }
+    private func string(_ bytes: [UInt8]) -> [UInt8] {
+        [UInt8(bytes.count >> 24 & 0xff), UInt8(bytes.count >> 16 & 0xff), UInt8(bytes.count >> 8 & 0xff), UInt8(bytes.count & 0xff)] + bytes
+    }
+
+    private func signRequest(_ key: [UInt8], _ data: [UInt8], flags: UInt8 = 0) -> [UInt8] {
+        string(blob(key)) + string(data) + [0, 0, 0, flags]
+    }
+
+    private let failure: [UInt8] = [0, 0, 0, 1, 5]
+    private let success: [UInt8] = [0, 0, 0, 1, 6]
+
+    // MARK: Tests
+
+    func testRequestIdentities_listsOnlyTheCallersUnlockedKeys_withTheirComments() throws {
+        XCTAssertEqual(agent(11), SSHAgentReply.identities([]))
+        let laptop = try unlocked("alice", label: "laptop")
+        _ = try varlink("Register", ["user": "bob", "pin": pin])  // registered, never unlocked
+        XCTAssertEqual(agent(11), SSHAgentReply.identities([.init(publicKey: laptop, comment: "alice (laptop)")]))
+        XCTAssertEqual(agent(11, as: mallory), SSHAgentReply.identities([]), "another uid sees the identity")
+    }
+
+    func testSignRequest_signsTheDataWithTheUnlockedKey_whateverTheFlags() throws {
+        let key = try unlocked("alice")
+        let data = Array("session id and userauth request".utf8)
+        for flags: UInt8 in [0, 2, 4] {
+            let reply = agent(13, signRequest(key, data, flags: flags))
+            XCTAssertEqual(reply.count, 4 + 1 + 4 + 83)
+            XCTAssertEqual(reply[4], 14)
+            let signatureBlob = Array(reply[9...])
+            XCTAssertEqual(Array(signatureBlob.prefix(15)), string(Array("ssh-ed25519".utf8)))
+            let signature = Array(signatureBlob.suffix(64))
+            XCTAssertTrue(data.withUnsafeBytes { Ed25519.verify(signature: signature, message: $0, publicKey: key) }, "flags \(flags)")
+        }
+    }
+
+    func testSignRequest_withoutASession_orFromAnotherUid_orForAnotherKey_fails() throws {
+        let key = try unlocked("alice")
+        XCTAssertEqual(agent(13, signRequest(key, [1]), as: mallory), failure, "another uid signed")
+        XCTAssertEqual(agent(13, signRequest([UInt8](repeating: 1, count: 32), [1])), failure)
+        XCTAssertEqual(agent(13, string(string(Array("ssh-rsa".utf8)) + string([1])) + string([1]) + [0, 0, 0, 0]), failure)
+        try varlink("Lock", [:])
+        XCTAssertEqual(agent(13, signRequest(key, [1])), failure, "a locked key signed")
+    }
+
+    func testRemoveIdentity_locksThatKey_andRemoveAll_locksEveryKey() throws {
+        let first = try unlocked("alice", label: "one")
+        let second = try unlocked("alice", label: "two")
+        XCTAssertEqual(agent(18, string(blob(first)), as: mallory), failure, "another uid locked the key")
+        XCTAssertEqual(agent(18, string(blob(first))), success)
+        XCTAssertEqual(agent(18, string(blob(first))), failure, "removing what is not there succeeded")
+        XCTAssertEqual(agent(11), SSHAgentReply.identities([.init(publicKey: second, comment: "alice (two)")]))
+        XCTAssertEqual(agent(19), success)
+        XCTAssertEqual(agent(11), SSHAgentReply.identities([]))
+        XCTAssertEqual(agent(19), success, "remove-all of nothing is a success, as in OpenSSH")
+    }
+
+    func testAddingKeys_smartcards_agentLocking_andUnknownMessages_fail() throws {
+        _ = try unlocked("alice")
+        for type: UInt8 in [17, 20, 21, 22, 23, 25, 26, 1, 2, 99, 255] {
+            XCTAssertEqual(agent(type, string(Array("anything".utf8))), failure, "type \(type)")
+        }
+        XCTAssertEqual(agent(11).count > 9, true, "the key went away after the refusals")
+    }
+
+    func testExtensions_queryIsAnswered_sessionBindAndOthersRefused() throws {
+        XCTAssertEqual(agent(27, string(Array("query".utf8))), SSHAgentReply.queryAnswer())
+        let bind = string(blob([UInt8](repeating: 2, count: 32))) + string([1, 2]) + string([3]) + [0]
+        XCTAssertEqual(agent(27, string(Array("session-bind@openssh.com".utf8)) + bind), failure)
+        XCTAssertEqual(agent(27, string(Array("other@example.org".utf8))), failure)
+    }
+
+    func testMalformedMessages_fail_andTheNextIsServed() throws {
+        let key = try unlocked("alice")
+        XCTAssertEqual(agent(13, [0, 0, 0]), failure)
+        XCTAssertEqual(agent(13, [0xff, 0xff, 0xff, 0xff]), failure)
+        XCTAssertEqual(agent(11, [0]), failure)
+        XCTAssertEqual(agent(11), SSHAgentReply.identities([.init(publicKey: key, comment: "alice")]))
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import Glibc
+import PinVaultTestKit
+import XCTest
+
+/// Everything an OpenSSH test needs, made fresh for each test: a throw-away user, a
+/// world-readable staging directory (the repository may sit under a 0700 home, out of
+/// that user's reach) holding a copy of `pinvault`, pinvaultd with its agent socket,
+/// one credential of the user registered through the CLI as that user, and sshd on
+/// 127.0.0.1 that lets the user in with that credential's key (`pinvault ssh-key`).
+/// ssh, ssh-add and ssh-keygen run as the user, through setpriv.
+final class OpenSSHFixture {
+    let stage: TemporaryDirectory
+    let user: SSHTestUser
+    let daemon: TestDaemon
+    let server: SSHServer
+    let pinvault: String
+    /// The credential's OpenSSH key line, as `pinvault ssh-key` printed it.
+    let keyLine: String
+    /// A file holding `keyLine`, readable by the user.
+    let keyFile: String
+    let pin = "258046"
+    let newPin = "370591"
+
+    /// Skips `testCase` (loudly: `RootOnlySuites`) unless run as root with sshd
+    /// installed; under `CI=true` that fails instead: CI runs as root with `make
+    /// test-deps`, which installs openssh-server.
+    static func requirements(of testCase: XCTestCase) throws {
+        guard getuid() == 0 else {
+            try RootOnlySuites.skip(testCase, "needs root: it adds a user and runs sshd") { XCTSkip($0) }
+        }
+        guard access(SSHServer.binary, X_OK) == 0 else {
+            try RootOnlySuites.skip(testCase, "no \(SSHServer.binary) (make test-deps installs openssh-server)") { XCTSkip($0) }
+        }
+    }
+
+    init(daemonOverrides: [String: [String: String]] = [:]) throws {
+        stage = try TemporaryDirectory(mode: 0o755)
+        user = try SSHTestUser(home: stage.path + "/home")
+        pinvault = stage.path + "/pinvault"
+        let built = (TestDaemon.binaryPath as NSString).deletingLastPathComponent + "/pinvault"
+        try FileManager.default.copyItem(atPath: built, toPath: pinvault)
+        chmod(pinvault, 0o755)
+
+        daemon = try TestDaemon(overrides: daemonOverrides)
+        try daemon.start()
+
+        let registered = try Self.checked(user.run(
+            [pinvault, "register", user.name, "--label", "ssh", "--pin-stdin"], environment: Self.environment(daemon), input: pin + "\n"
+        ), "pinvault register")
+        _ = registered
+        keyLine = try Self.checked(
+            user.run([pinvault, "ssh-key", user.name], environment: Self.environment(daemon)), "pinvault ssh-key"
+        ).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        keyFile = stage.path + "/key.pub"
+        try (keyLine + "\n").write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let authorizedKeys = stage.path + "/authorized_keys"
+        try (keyLine + "\n").write(toFile: authorizedKeys, atomically: true, encoding: .utf8)
+        for file in [keyFile, authorizedKeys] { chmod(file, 0o644) }
+        server = try SSHServer(directory: stage.path, user: user.name, authorizedKeys: authorizedKeys)
+    }
+
+    static func environment(_ daemon: TestDaemon) -> [String: String] {
+        ["SSH_AUTH_SOCK": daemon.sshAgentSocketPath, "PINVAULT_SOCKET": daemon.socketPath]
+    }
+
+    var environment: [String: String] { Self.environment(daemon) }
+
+    static func checked(_ result: RunResult, _ what: String) throws -> RunResult {
+        guard result.status == 0 else { throw TestKitError("\(what) failed: \(result)") }
+        return result
+    }
+
+    // MARK: As the user
+
+    func pinvault(_ arguments: [String], input: String = "") throws -> RunResult {
+        try user.run([pinvault] + arguments, environment: environment, input: input)
+    }
+
+    func unlock(ttl: String = "5m") throws -> RunResult {
+        try checked(pinvault(["unlock", user.name, "--ttl", ttl, "--pin-stdin"], input: pin + "\n"), "pinvault unlock")
+    }
+
+    func checked(_ result: RunResult, _ what: String) throws -> RunResult {
+        try Self.checked(result, what)
+    }
+
+    /// `ssh-add -l` as the user.
+    func sshAddList() throws -> RunResult {
+        try user.run(["/usr/bin/ssh-add", "-l"], environment: environment)
+    }
+
+    /// `ssh -o BatchMode=yes` to the test's sshd as the user, running `command`: no
+    /// configuration file, no known hosts, no password or keyboard prompts, keys from
+    /// the agent only.
+    func ssh(_ command: String) throws -> RunResult {
+        try user.run([
+            "/usr/bin/ssh", "-F", "/dev/null", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
+            "-o", "UserKnownHostsFile=/dev/null", "-o", "GlobalKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
+            "-o", "ConnectTimeout=10", "-o", "PasswordAuthentication=no", "-o", "KbdInteractiveAuthentication=no",
+            "-p", "\(server.port)", "\(user.name)@127.0.0.1", command,
+        ], environment: environment)
+    }
+
+    /// `ssh-keygen -Y sign` of a file in the user's home (the agent signs), then
+    /// `ssh-keygen -Y verify` against an allowed_signers file: whether it verified.
+    func signAndVerify(_ text: String) throws -> (signed: RunResult, verified: RunResult?) {
+        let message = user.home + "/message.txt"
+        try text.write(toFile: message, atomically: true, encoding: .utf8)
+        chown(message, user.uid, user.gid)
+        unlink(message + ".sig")
+        let signed = try user.run(["/usr/bin/ssh-keygen", "-Y", "sign", "-f", keyFile, "-n", "git", message], environment: environment)
+        guard signed.status == 0 else { return (signed, nil) }
+        let allowed = stage.path + "/allowed_signers"
+        try "\(user.name) \(keyLine)\n".write(toFile: allowed, atomically: true, encoding: .utf8)
+        let verified = try Spawned.run(
+            ["/usr/bin/ssh-keygen", "-Y", "verify", "-f", allowed, "-I", user.name, "-n", "git", "-s", message + ".sig"],
+            environment: ["PATH": "/usr/bin:/bin"], input: text
+        )
+        return (signed, verified)
+    }
+
+    /// The SHA256 fingerprint `ssh-keygen -lf` gives for the key line.
+    func fingerprint() throws -> String {
+        let listed = try checked(Spawned.run(["/usr/bin/ssh-keygen", "-lf", keyFile], environment: [:]), "ssh-keygen -lf")
+        return String(listed.standardOutput.split(separator: " ").dropFirst().first ?? "")
+    }
+
+    /// Everything that works with an unlocked key fails: the agent lists nothing, ssh
+    /// is refused, and ssh-keygen cannot sign.
+    func assertAllFails(_ why: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let listed = try sshAddList()
+        XCTAssertEqual(listed.status, 1, "\(why): ssh-add -l listed \(listed)", file: file, line: line)
+        XCTAssertTrue(listed.standardOutput.contains("no identities"), "\(why): \(listed)", file: file, line: line)
+        let login = try ssh("echo pinvault-ssh-ok")
+        XCTAssertNotEqual(login.status, 0, "\(why): ssh logged in: \(login)", file: file, line: line)
+        XCTAssertFalse(login.standardOutput.contains("pinvault-ssh-ok"), file: file, line: line)
+        XCTAssertNotEqual(try signAndVerify("\(why)\n").signed.status, 0, "\(why): ssh-keygen -Y sign signed", file: file, line: line)
+    }
+
+    /// The unlocked key works: listed with its fingerprint, ssh logs in and runs a
+    /// command, and a git-style signature verifies.
+    func assertAllWorks(file: StaticString = #filePath, line: UInt = #line) throws {
+        let listed = try sshAddList()
+        XCTAssertEqual(listed.status, 0, "ssh-add -l: \(listed)", file: file, line: line)
+        XCTAssertTrue(listed.standardOutput.contains(try fingerprint()), "ssh-add -l: \(listed.standardOutput)", file: file, line: line)
+        XCTAssertTrue(listed.standardOutput.contains("\(user.name) (ssh)"), listed.standardOutput, file: file, line: line)
+        let login = try ssh("echo pinvault-ssh-ok; id -un")
+        XCTAssertEqual(login.status, 0, "ssh: \(login)\nsshd:\n\(server.log)", file: file, line: line)
+        XCTAssertEqual(login.standardOutput, "pinvault-ssh-ok\n\(user.name)\n", file: file, line: line)
+        let (signed, verified) = try signAndVerify("commit 1\n")
+        XCTAssertEqual(signed.status, 0, "ssh-keygen -Y sign: \(signed)", file: file, line: line)
+        XCTAssertEqual(verified?.status, 0, "ssh-keygen -Y verify: \(String(describing: verified))", file: file, line: line)
+        XCTAssertTrue(verified?.standardOutput.contains("Good \"git\" signature for \(user.name)") == true,
+                      "\(String(describing: verified))", file: file, line: line)
+    }
+}
