@@ -331,11 +331,12 @@ man: release
 
 # Benchmarks (Benchmarks/pinvault-bench): KDF overhead, parallel throughput, round trips
 # beside ssh-agent, memory, scale to 100,000 credentials, cold start. BENCH_QUICK=1 runs a
-# few iterations of each; BENCH_SCRATCH picks the build directory.
+# few iterations of each; BENCH_SCRATCH picks the build directory. The daemon is built
+# as `make release` and the package build it (static Swift runtime, full RELRO).
 BENCH_QUICK   ?=
 BENCH_SCRATCH ?= $(CURDIR)/.build
 bench: test-deps
-	$(SWIFT) build -c release --scratch-path "$(BENCH_SCRATCH)" --product pinvaultd
+	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path "$(BENCH_SCRATCH)" --product pinvaultd
 	$(SWIFT) build -c release --scratch-path "$(BENCH_SCRATCH)" --product pinvault-bench
 	"$(BENCH_SCRATCH)/release/pinvault-bench" $(if $(BENCH_QUICK),--quick) \
 		--daemon "$(BENCH_SCRATCH)/release/pinvaultd" \

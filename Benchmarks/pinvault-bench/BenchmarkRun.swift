@@ -20,10 +20,10 @@ struct BenchmarkRun {
         progress("starting pinvaultd (\(kdf.description))")
         let daemon = try DaemonInstance(daemonPath: daemonPath, configPath: configPath)
         try daemon.start()
-        let idleMemory = try daemon.memory()
         guard try daemon.connect().call(VaultCalls.checkPin(), { try VaultCalls.isValid(checkPinReply: $0) }) else {
             throw BenchError("the configured PIN policy refuses the benchmark PIN")
         }
+        let idleMemory = try IdleMemory.measure(daemon, report: report)
 
         progress("cheap round trips (PinVault GetPolicy, ssh-agent REQUEST_IDENTITIES)")
         let agent = try SSHAgentInstance()

@@ -84,7 +84,10 @@ enum RoundTripBenchmark {
         let sshSummary = Summary(sshRates)
         let ratio = (vaultSummary?.median ?? 0) / (sshSummary?.median ?? 1)
         let placed = placement == .oneCore ? "one core" : "across cores"
-        report.goal("Cheap round trips (\(placed)): GetPolicy/s ÷ ssh-agent REQUEST_IDENTITIES/s", ratio, atLeast: 1.5)
+        // Issue 16: on one core the software path alone, ≥ 1.5 × ssh-agent; across cores,
+        // where both pay the same wake-ups, at least ssh-agent's rate and ≤ 3 µs above the floor.
+        let ratioGoal = placement == .oneCore ? 1.5 : 1.0
+        report.goal("Cheap round trips (\(placed)): GetPolicy/s ÷ ssh-agent REQUEST_IDENTITIES/s", ratio, atLeast: ratioGoal)
         let pipelinedVaultSummary = Summary(vaultPipelined)
         let pipelinedSSHSummary = Summary(sshPipelined)
         let pipelinedRatio = (pipelinedVaultSummary?.median ?? 0) / (pipelinedSSHSummary?.median ?? 1)
@@ -94,7 +97,7 @@ enum RoundTripBenchmark {
         section.add()
         section.header("figure", "PinVault GetPolicy (min / median / max)", "ssh-agent REQUEST_IDENTITIES (min / median / max)", "ratio of medians")
         section.row("sequential round trips", Format.summary(vaultSummary, Format.rate), Format.summary(sshSummary, Format.rate),
-                    "**\(Format.ratio(ratio))** (goal ≥ 1.5)")
+                    "**\(Format.ratio(ratio))** (goal ≥ \(ratioGoal))")
         section.row("pipelined calls", Format.summary(pipelinedVaultSummary, Format.rate),
                     Format.summary(pipelinedSSHSummary, Format.rate), Format.ratio(pipelinedRatio))
         let floorSummary = Summary(floorRates)
@@ -103,6 +106,9 @@ enum RoundTripBenchmark {
             let vaultTrip = 1 / vaultSummary.median
             let sshTrip = 1 / sshSummary.median
             let floorTrip = 1 / floorSummary.median
+            if placement == .scheduler {
+                report.goal("Cheap round trips (across cores): GetPolicy round trip − null peer's, in µs", (vaultTrip - floorTrip) * 1e6, atMost: 3)
+            }
             section.add()
             section.add("Median round trip: PinVault \(Format.microseconds(vaultTrip)), ssh-agent \(Format.microseconds(sshTrip)), "
                         + "null peer \(Format.microseconds(floorTrip)). Above the floor: PinVault adds "

@@ -37,6 +37,22 @@ public struct ProcessMemory: Sendable {
     /// Memory locked with `mlock` (`VmLck`), in KiB.
     public let lockedKiB: Int
 
+    /// Proportional set size (`Pss` of `/proc/PID/smaps_rollup`), in bytes: the pages
+    /// resident for `pid` with each shared page divided among the processes that map
+    /// it — what the process costs the machine beside the libraries others use too.
+    public static func proportionalBytes(pid: pid_t) throws -> Int {
+        let path = "/proc/\(pid)/smaps_rollup"
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw TestKitError("cannot read \(path)")
+        }
+        for line in text.split(separator: "\n") where line.hasPrefix("Pss:") {
+            if let kib = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap({ Int($0) }) {
+                return kib * 1024
+            }
+        }
+        throw TestKitError("no Pss in \(path)")
+    }
+
     /// `bytes` in MiB with one decimal, for reports.
     public static func mebibytes(_ bytes: Int) -> String {
         String(format: "%.1f MiB", Double(bytes) / 1_048_576)
