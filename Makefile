@@ -13,6 +13,7 @@
 #                      unless PURGE=yes
 #   make check-units   systemd-analyze verify and security (exposure at most 1.0)
 #   make fuzz   libFuzzer over framing, JSON, parameters and every method (FUZZ_SECONDS, default 60)
+#   make fuzz-transport  libFuzzer over the real event loop on socketpairs (FUZZ_SECONDS; docs/FUZZING.md)
 #   make sanitize  the unit and integration tests under AddressSanitizer, then ThreadSanitizer
 #   make bench  release pinvaultd beside raw Argon2id and ssh-agent; rewrites BENCHMARKS.md
 #               (~3 min; BENCH_QUICK=1 for a ~1 min check of the harness)
@@ -31,7 +32,7 @@ TEST_PACKAGES  := python3-venv python3-cryptography python3-seccomp systemd util
 DEB_PACKAGES   := debhelper dpkg-dev lintian mmdebstrap
 
 .PHONY: all deps test-deps apt-packages build release run test soak venv clean
-.PHONY: install install-build uninstall check-units fuzz sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
+.PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
 
 all: build
 
@@ -157,13 +158,25 @@ FUZZ_FLAGS   := -Xswiftc -DPINVAULT_FUZZ -Xswiftc -sanitize=address \
 	-Xlinker --whole-archive -Xlinker $(FUZZ_RUNTIME) -Xlinker --no-whole-archive \
 	-Xlinker --export-dynamic-symbol=LLVMFuzzerRunDriver -Xlinker -lstdc++
 
-fuzz: test-deps
+fuzz-build: test-deps
 	@[ -n "$(FUZZ_RUNTIME)" ] || { echo "libclang_rt.fuzzer_no_main not found beside swiftc"; exit 1; }
 	$(SWIFT) build --scratch-path .build-fuzz --product pinvault-fuzz $(FUZZ_FLAGS)
+
+fuzz: fuzz-build
 	@mkdir -p .build-fuzz/corpus .build-fuzz/findings
 	.build-fuzz/debug/pinvault-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 \
 		-max_len=8192 -print_final_stats=1 -artifact_prefix=.build-fuzz/findings/ \
 		.build-fuzz/corpus Fuzz/corpus
+
+# The event loop itself (TransportHarness): socketpairs, split writes, half-closes,
+# closes, small socket buffers, several peers. New inputs go to
+# .build-fuzz/corpus-transport; Fuzz/corpus-transport holds the committed seeds, which
+# make test replays. docs/FUZZING.md records the long runs.
+fuzz-transport: fuzz-build
+	@mkdir -p .build-fuzz/corpus-transport .build-fuzz/findings-transport
+	PINVAULT_FUZZ_TARGET=transport .build-fuzz/debug/pinvault-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+		-rss_limit_mb=4096 -max_len=8192 -print_final_stats=1 -artifact_prefix=.build-fuzz/findings-transport/ \
+		.build-fuzz/corpus-transport Fuzz/corpus-transport
 
 # The tests of the protocol, the crypto, the daemon's units and the daemon as a real
 # process, under each sanitizer. The integration tests start pinvaultd from the same
