@@ -31,7 +31,7 @@ BUILD_PACKAGES := libsodium-dev libsqlite3-dev pkg-config libpam0g-dev
 TEST_PACKAGES  := python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client pamtester sudo
 DEB_PACKAGES   := debhelper dpkg-dev lintian mmdebstrap
 
-.PHONY: all deps test-deps apt-packages build release run test soak venv clean
+.PHONY: all deps test-deps apt-packages build release release-daemon run test soak venv clean
 .PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
 
 all: build
@@ -73,6 +73,12 @@ release: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product pinvaultd
 	$(SWIFT) build $(RELEASE_FLAGS) --product pinvault
 
+# The release pinvaultd, built as make release builds it: MemoryHygieneTests scans
+# it beside the debug one, since it is what users run.
+RELEASE_DAEMON := $(CURDIR)/.build/release/pinvaultd
+release-daemon: deps
+	$(SWIFT) build $(RELEASE_FLAGS) --product pinvaultd
+
 # The daemon in the foreground on a socket and state directory under ./run; the
 # command line beside it is .build/release/pinvault.
 run: release
@@ -90,14 +96,14 @@ venv:
 # As root, the Debian package test runs first (2 to 6 minutes; it needs chroot and
 # mounts), so that swift test's summary stays the last line. Not as root, it is
 # skipped with a message that says so.
-test: test-deps venv pam pam-test
+test: test-deps venv pam pam-test release-daemon
 	@if [ "$$(id -u)" = 0 ]; then \
 		$(MAKE) --no-print-directory package-test; \
 	else \
 		echo "*** make test: SKIPPING the Debian package test: it needs root (sudo make package-test) ***" >&2; \
 	fi
 	$(PYTHON) scripts/check-module-dependencies.py
-	PINVAULT_PYTHON="$(VENV)/bin/python" $(SWIFT) test
+	PINVAULT_PYTHON="$(VENV)/bin/python" PINVAULT_RELEASE_DAEMON="$(RELEASE_DAEMON)" $(SWIFT) test
 
 # The crash-consistency, power-loss, flood, authorization and online-guessing suites in
 # their long form (make test runs them short). About 3-4 minutes.
