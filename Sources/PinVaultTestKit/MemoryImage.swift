@@ -203,7 +203,7 @@ public struct MemoryImage {
             while offset < region.size {
                 let wanted = Int(min(UInt64(chunkSize), region.size - offset))
                 guard let base = buffer.baseAddress else { break }
-                let got = pread(fd, base + carried, wanted, off_t(region.start + offset))
+                let got = pread(fd, base + carried, wanted, off_t(Int(bitPattern: UInt(region.start + offset))))
                 if got != wanted {
                     failure = got < 0 ? "errno \(errno) at +\(offset)" : "read \(got) of \(wanted) bytes at +\(offset)"
                     break
