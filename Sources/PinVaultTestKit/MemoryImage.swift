@@ -46,10 +46,11 @@ public struct MemoryImage {
         /// No page resident and none swapped: never touched, so nothing but zeroes (or a
         /// private file mapping's unchanged file bytes).
         case neverTouched = "no page resident or swapped"
-        /// AddressSanitizer's or ThreadSanitizer's shadow: anonymous mappings of a TiB or
-        /// more, reserved by the sanitizer's runtime, that hold its bookkeeping about the
-        /// program's memory (poisoning, access history), never the program's bytes — those
-        /// are in the runtime's heap, which is scanned.
+        /// AddressSanitizer's or ThreadSanitizer's shadow: anonymous mappings inside the
+        /// address range its runtime reserves for it (`Sanitizer.shadow`, terabytes),
+        /// which hold its bookkeeping about the program's memory (poisoning, access
+        /// history, sync objects), never the program's bytes — those are in the
+        /// runtime's heap, which is scanned.
         case sanitizerShadow = "a sanitizer's shadow memory (its bookkeeping, not the program's bytes)"
 
         public var description: String { rawValue }
@@ -161,13 +162,50 @@ public struct MemoryImage {
         }
     }
 
-    /// Why `region` is left out, or nil when it is to be read. `sanitized` says the
-    /// process runs a sanitizer's runtime.
-    static func exclusion(of region: Region, sanitized: Bool) -> Exclusion? {
+    /// The sanitizer a process runs, found by its runtime's entry point in the binary
+    /// (Swift links the runtimes in statically), and where that runtime keeps its shadow
+    /// on x86_64 Linux (compiler-rt's `asan_mapping.h`, and `tsan_platform.h`'s
+    /// `Mapping48AddressSpace`: shadow and meta shadow).
+    enum Sanitizer {
+        case address
+        case thread
+
+        var shadow: Range<UInt64> {
+            switch self {
+            case .address: 0x0000_7fff_8000..<0x1000_7fff_8000
+            case .thread: 0x1000_0000_0000..<0x3800_0000_0000
+            }
+        }
+
+        static func of(pid: Int32) -> Sanitizer? {
+            guard let binary = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe"),
+                  let handle = FileHandle(forReadingAtPath: binary)
+            else { return nil }
+            defer { try? handle.close() }
+            var seen = Data()
+            while let chunk = try? handle.read(upToCount: 8 << 20), !chunk.isEmpty {
+                seen = seen.suffix(64) + chunk
+                if seen.range(of: Data("__tsan_init".utf8)) != nil { return .thread }
+                if seen.range(of: Data("__asan_init".utf8)) != nil { return .address }
+            }
+            return nil
+        }
+    }
+
+    /// The largest mapping the scan reads; a larger one it does not leave out is
+    /// reported unread rather than read for hours.
+    static let largestReadable: UInt64 = 64 << 30
+
+    /// Why `region` is left out, or nil when it is to be read. `sanitizer` is the one
+    /// the process runs, if any.
+    static func exclusion(of region: Region, sanitizer: Sanitizer?) -> Exclusion? {
         if ["[vvar]", "[vvar_vclock]", "[vsyscall]"].contains(region.name) { return .kernelPages }
         if region.isFile && !region.isWritable { return .readOnlyFile }
         if region.residentKiB == 0 && region.swapKiB == 0 { return .neverTouched }
-        if sanitized && region.name.isEmpty && region.size >= 1 << 40 { return .sanitizerShadow }
+        if let shadow = sanitizer?.shadow, region.name.isEmpty,
+           shadow.contains(region.start), region.end <= shadow.upperBound {
+            return .sanitizerShadow
+        }
         return nil
     }
 
@@ -189,23 +227,27 @@ public struct MemoryImage {
         defer { buffer.deallocate() }
 
         let regions = try regions()
-        let sanitized = regions.contains { $0.name.contains("libclang_rt.") || $0.name.contains("asan") || $0.name.contains("tsan") }
-            || Self.hasSanitizerSymbols(pid: pid)
+        let sanitizer = Sanitizer.of(pid: pid)
         var scan = Scan()
         for region in regions {
-            if let reason = Self.exclusion(of: region, sanitized: sanitized) {
+            if let reason = Self.exclusion(of: region, sanitizer: sanitizer) {
                 scan.excluded.append((region, reason))
+                continue
+            }
+            guard region.size <= Self.largestReadable else {
+                scan.unread.append((region, "\(region.size >> 30) GiB, larger than the scan reads"))
                 continue
             }
             var offset: UInt64 = 0
             var carried = 0
-            var failure: String?
+            var failure: (address: UInt64, error: String)?
             while offset < region.size {
                 let wanted = Int(min(UInt64(chunkSize), region.size - offset))
                 guard let base = buffer.baseAddress else { break }
                 let got = pread(fd, base + carried, wanted, off_t(Int(bitPattern: UInt(region.start + offset))))
                 if got != wanted {
-                    failure = got < 0 ? "errno \(errno) at +\(offset)" : "read \(got) of \(wanted) bytes at +\(offset)"
+                    let error = got < 0 ? "errno \(errno) at +\(offset)" : "read \(got) of \(wanted) bytes at +\(offset)"
+                    failure = (region.start + offset + UInt64(max(got, 0)), error)
                     break
                 }
                 let filled = carried + wanted
@@ -226,13 +268,14 @@ public struct MemoryImage {
                 offset += UInt64(wanted)
                 // Keep the tail for the next chunk.
                 carried = min(overlap, filled)
-                (base).copyMemory(from: base + filled - carried, byteCount: carried)
+                base.copyMemory(from: base + filled - carried, byteCount: carried)
             }
             if let failure {
-                // Gone from the maps since: unmapped while it was read.
+                // The address the read stopped at is no longer mapped: unmapped while it
+                // was read. Still mapped: a mapping the scan could not read.
                 let now = (try? self.regions()) ?? []
-                if now.contains(where: { $0.start < region.end && $0.end > region.start + offset }) {
-                    scan.unread.append((region, failure))
+                if now.contains(where: { $0.start <= failure.address && failure.address < $0.end }) {
+                    scan.unread.append((region, failure.error))
                 } else {
                     scan.vanished.append(region)
                 }
@@ -242,24 +285,6 @@ public struct MemoryImage {
         }
         scan.seconds = Date().timeIntervalSince(started)
         return scan
-    }
-
-    /// Whether the process runs ASan or TSan linked in statically (Swift links the
-    /// sanitizer runtimes into the executable): its binary exports their entry points.
-    static func hasSanitizerSymbols(pid: Int32) -> Bool {
-        guard let binary = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe"),
-              let handle = FileHandle(forReadingAtPath: binary)
-        else { return false }
-        defer { try? handle.close() }
-        // The runtimes' names appear in the binary's string table.
-        var seen = Data()
-        while let chunk = try? handle.read(upToCount: 8 << 20), !chunk.isEmpty {
-            seen = seen.suffix(64) + chunk
-            if seen.range(of: Data("__tsan_init".utf8)) != nil || seen.range(of: Data("__asan_init".utf8)) != nil {
-                return true
-            }
-        }
-        return false
     }
 
     /// glibc's `memmem` (a GNU extension the Glibc module does not import).
