@@ -185,15 +185,22 @@ fuzz-transport: fuzz-build
 		.build-fuzz/corpus-transport Fuzz/corpus-transport
 
 # The tests of the protocol, the crypto, the daemon's units and the daemon as a real
-# process, under each sanitizer. The integration tests start pinvaultd from the same
-# build directory, so the daemon runs sanitized too (and MemoryHygieneTests scans a
-# daemon whose freed memory ASan keeps in quarantine, unreused).
-SANITIZE_TESTS := PinVaultSystemTests|PinVaultProtocolTests|PinVaultCryptoTests|PinVaultEngineTests|PinVaultTransportTests|PinVaultVarlinkTests|PinVaultDaemonTests|PinVaultIntegrationTests|MemoryHygieneTests
+# process, under each sanitizer, with the adversarial suites where the concurrency is:
+# floods, online guessing, crash rounds and the memory scan. The integration and
+# adversarial tests start pinvaultd from the same build directory, so the daemon runs
+# sanitized too (and MemoryHygieneTests scans a daemon whose freed memory ASan keeps in
+# quarantine, unreused; under TSan it scans TSan's heap, leaving out only its shadow).
+# docs/SANITIZERS.md records the runs and what they found; Fuzz/tsan-suppressions.txt
+# holds the one report in the toolchain's own code that is suppressed, and why.
+SANITIZE_TESTS := PinVaultSystemTests|PinVaultProtocolTests|PinVaultCryptoTests|PinVaultEngineTests|PinVaultTransportTests|PinVaultVarlinkTests|PinVaultDaemonTests|PinVaultIntegrationTests|MemoryHygieneTests|FloodTests|OnlineGuessingTests|CrashConsistencyTests
 
-sanitize: test-deps venv
-	PINVAULT_PYTHON="$(VENV)/bin/python" LSAN_OPTIONS="suppressions=$(CURDIR)/Fuzz/lsan-suppressions.txt" \
+sanitize: test-deps venv release-daemon
+	PINVAULT_PYTHON="$(VENV)/bin/python" PINVAULT_RELEASE_DAEMON="$(RELEASE_DAEMON)" \
+		LSAN_OPTIONS="suppressions=$(CURDIR)/Fuzz/lsan-suppressions.txt" \
 		$(SWIFT) test --sanitize=address --scratch-path .build-asan --filter '$(SANITIZE_TESTS)'
-	PINVAULT_PYTHON="$(VENV)/bin/python" TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(SANITIZE_TESTS)'
+	PINVAULT_PYTHON="$(VENV)/bin/python" PINVAULT_RELEASE_DAEMON="$(RELEASE_DAEMON)" \
+		TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/Fuzz/tsan-suppressions.txt" \
+		$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(SANITIZE_TESTS)'
 
 # Installation layout. Units and sysusers.d go under PREFIX, where systemd looks too
 # (/usr/local/lib/systemd/system); the configuration under SYSCONFDIR. The Debian
