@@ -180,7 +180,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PinVaultIntegrationTests",
-            dependencies: ["PinVaultTestKit"]
+            dependencies: ["PinVaultTestKit", "PinVaultSystem"]
         ),
         .testTarget(
             name: "PinVaultClientTests",
