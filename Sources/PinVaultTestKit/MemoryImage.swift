@@ -162,7 +162,7 @@ public struct MemoryImage {
         }
     }
 
-    /// The sanitizer a process runs, found by its runtime's entry point in the binary
+    /// The sanitizer a process runs, found by its runtime's entry points in the binary
     /// (Swift links the runtimes in statically), and where that runtime keeps its shadow
     /// on x86_64 Linux (compiler-rt's `asan_mapping.h`, and `tsan_platform.h`'s
     /// `Mapping48AddressSpace`: shadow and meta shadow).
@@ -185,8 +185,10 @@ public struct MemoryImage {
             var seen = Data()
             while let chunk = try? handle.read(upToCount: 8 << 20), !chunk.isEmpty {
                 seen = seen.suffix(64) + chunk
-                if seen.range(of: Data("__tsan_init".utf8)) != nil { return .thread }
-                if seen.range(of: Data("__asan_init".utf8)) != nil { return .address }
+                // Entry points the instrumented code calls, each only in its own runtime
+                // (ASan's runtime names __tsan_init in a message, so not that one).
+                if seen.range(of: Data("__tsan_read8".utf8)) != nil { return .thread }
+                if seen.range(of: Data("__asan_report_load8".utf8)) != nil { return .address }
             }
             return nil
         }
