@@ -85,9 +85,12 @@ public struct MemoryImage {
         /// Mappings the scan meant to read and could not read whole, with the error: a
         /// scan with any of these saw less than the process holds.
         public var unread: [(region: Region, error: String)] = []
-        /// Mappings unmapped by the process while they were being read (a pool's
-        /// Argon2id memory freed, a thread's stack gone): what was not read of them is
-        /// gone from the process too, so they do not make the scan incomplete.
+        /// Pages inside mappings that the kernel marks as guard pages (`MADV_GUARD_INSTALL`):
+        /// every read of one faults, and it holds nothing.
+        public var guardPages = 0
+        /// Mappings unmapped (or replaced) by the process while they were being read (a
+        /// pool's Argon2id memory freed, a thread's stack gone): what was not read of
+        /// them is gone from the process too, so they do not make the scan incomplete.
         public var vanished: [Region] = []
         /// How long the scan took, in seconds.
         public var seconds: Double = 0
@@ -103,6 +106,7 @@ public struct MemoryImage {
                 .map { "\($0.value.count) × \($0.key) (\($0.value.bytes >> 20) MiB mapped)" }
             return "read \(readRegions) mappings, \(readBytes >> 10) KiB, in \(String(format: "%.2f", seconds)) s; "
                 + "left out: " + (left.isEmpty ? "none" : left.joined(separator: ", "))
+                + (guardPages == 0 ? "" : "; \(guardPages) guard pages inside mappings")
                 + (vanished.isEmpty ? "" : "; unmapped while read: " + vanished.map(\.description).joined(separator: ", "))
                 + (unread.isEmpty ? "" : "; UNREAD: " + unread.map { "\($0.region): \($0.error)" }.joined(separator: "; "))
         }
@@ -219,6 +223,8 @@ public struct MemoryImage {
         let fd = open("/proc/\(pid)/mem", O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw TestKitError("open /proc/\(pid)/mem: errno \(errno)") }
         defer { close(fd) }
+        let pagemap = open("/proc/\(pid)/pagemap", O_RDONLY | O_CLOEXEC)
+        defer { if pagemap >= 0 { close(pagemap) } }
         let needles = needles.filter { !$0.bytes.isEmpty }
         let longest = needles.map(\.bytes.count).max() ?? 0
         // A match may straddle two chunks: each chunk after the first starts this much
@@ -248,9 +254,17 @@ public struct MemoryImage {
                 guard let base = buffer.baseAddress else { break }
                 let got = pread(fd, base + carried, wanted, off_t(Int(bitPattern: UInt(region.start + offset))))
                 if got != wanted {
-                    let error = got < 0 ? "errno \(errno) at +\(offset)" : "read \(got) of \(wanted) bytes at +\(offset)"
-                    failure = (region.start + offset + UInt64(max(got, 0)), error)
-                    break
+                    // Page by page from where it stopped: a guard page the kernel marks as
+                    // such (MADV_GUARD_INSTALL, not a mapping of its own) faults on every
+                    // read and holds nothing; any other page that cannot be read fails.
+                    let from = max(got, 0) / Self.pageSize * Self.pageSize
+                    if let error = readPageByPage(
+                        fd, pagemap: pagemap, into: base + carried, range: from..<wanted,
+                        regionStart: region.start, offset: offset, guardPages: &scan.guardPages
+                    ) {
+                        failure = (region.start + offset + UInt64(error.at), error.text)
+                        break
+                    }
                 }
                 let filled = carried + wanted
                 let chunkStart = region.start + offset - UInt64(carried)
@@ -273,10 +287,13 @@ public struct MemoryImage {
                 base.copyMemory(from: base + filled - carried, byteCount: carried)
             }
             if let failure {
-                // The address the read stopped at is no longer mapped: unmapped while it
-                // was read. Still mapped: a mapping the scan could not read.
+                // The same mapping is still there: one the scan could not read. Gone, or
+                // replaced by another at that address: unmapped while it was read.
                 let now = (try? self.regions()) ?? []
-                if now.contains(where: { $0.start <= failure.address && failure.address < $0.end }) {
+                if now.contains(where: {
+                    $0.start == region.start && $0.end == region.end && $0.permissions == region.permissions
+                        && $0.start <= failure.address && failure.address < $0.end
+                }) {
                     scan.unread.append((region, failure.error))
                 } else {
                     scan.vanished.append(region)
@@ -287,6 +304,38 @@ public struct MemoryImage {
         }
         scan.seconds = Date().timeIntervalSince(started)
         return scan
+    }
+
+    static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
+    /// `/proc/PID/pagemap`'s bit for a guard page (`PM_GUARD_REGION`, Linux 6.15).
+    static let guardRegionBit: UInt64 = 1 << 58
+
+    /// Reads `range` of the chunk at `offset` into `destination` one page at a time,
+    /// zero-filling and counting guard pages; returns the first other page that cannot
+    /// be read, as its offset in the chunk and the error.
+    private func readPageByPage(
+        _ fd: Int32, pagemap: Int32, into destination: UnsafeMutableRawPointer, range: Range<Int>,
+        regionStart: UInt64, offset: UInt64, guardPages: inout Int
+    ) -> (at: Int, text: String)? {
+        var page = range.lowerBound
+        while page < range.upperBound {
+            let count = min(Self.pageSize, range.upperBound - page)
+            let address = regionStart + offset + UInt64(page)
+            let got = pread(fd, destination + page, count, off_t(Int(bitPattern: UInt(address))))
+            if got != count {
+                let error = errno
+                var entry: UInt64 = 0
+                let index = off_t(Int(bitPattern: UInt(address / UInt64(Self.pageSize) * 8)))
+                let isGuard = pagemap >= 0 && pread(pagemap, &entry, 8, index) == 8 && entry & Self.guardRegionBit != 0
+                guard isGuard else {
+                    return (page, got < 0 ? "errno \(error) at +\(offset + UInt64(page))" : "read \(got) of \(count) bytes at +\(offset + UInt64(page))")
+                }
+                memset(destination + page, 0, count)
+                guardPages += 1
+            }
+            page += count
+        }
+        return nil
     }
 
     /// glibc's `memmem` (a GNU extension the Glibc module does not import).

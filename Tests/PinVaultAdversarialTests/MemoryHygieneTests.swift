@@ -213,6 +213,7 @@ final class MemoryHygieneTests: XCTestCase {
         let pin = DistinctivePin.make()
         let held = Array(pin.utf8)
         let scan = try MemoryImage(pid: getpid()).scan([("PIN", held)])
+        print("memory hygiene (this test process): \(scan.summary)")
         XCTAssertGreaterThan(scan.matches.count, 0, "the scan finds a PIN held in this process")
         XCTAssertEqual(scan.unread.map { "\($0.region): \($0.error)" }, [], "every mapping meant to be read was read whole")
         withExtendedLifetime(held) {}
