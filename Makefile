@@ -181,7 +181,7 @@ fuzz: fuzz-build
 fuzz-transport: fuzz-build
 	@mkdir -p .build-fuzz/corpus-transport .build-fuzz/findings-transport
 	PINVAULT_FUZZ_TARGET=transport .build-fuzz/debug/pinvault-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
-		-rss_limit_mb=4096 -max_len=8192 -print_final_stats=1 -artifact_prefix=.build-fuzz/findings-transport/ \
+		-rss_limit_mb=4096 -max_len=16384 -print_final_stats=1 -artifact_prefix=.build-fuzz/findings-transport/ \
 		.build-fuzz/corpus-transport Fuzz/corpus-transport
 
 # The tests of the protocol, the crypto, the daemon's units and the daemon as a real

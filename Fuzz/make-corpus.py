@@ -169,7 +169,12 @@ TRANSPORT_SCENARIOS = {
     "large-reply-unread-then-close": open_(0, small_buffers=True) + write(0, DESCRIPTION) + turn(2) + close(0)
     + open_(0) + write(0, POLICY) + SETTLE,
     "not-a-call-after-calls": open_(0) + write(0, POLICY + REGISTER + b"[1,2]\0" + POLICY) + SETTLE + read(0),
-    "oversized": open_(0) + b"".join(write_long(0, b" " * 2048) for _ in range(33)) + turn(8) + SETTLE + read(0),
+    # The transport target's limit is 6000 bytes (TransportHarness.maxMessageBytes).
+    "oversized": open_(0) + write(0, POLICY) + b"".join(write_long(0, b" " * 2048) + turn() for _ in range(4))
+    + SETTLE + read(0),
+    "grown-buffer": open_(0) + write_long(0, call("Register", user=USER, pin=PIN, label="x" * 1500)[:-1])
+    + turn() + write_long(0, b" " * 2000) + turn() + write_long(0, b" " * 2000 + b"\0") + turn()
+    + write_long(0, b" " * 1500 + POLICY) + SETTLE + read(0),
     "unregister": open_(0) + write(0, call("Register", user="bob", pin=PIN)
     + call("BeginUnregister", user="bob", pin=PIN)) + SETTLE + read(0)
     + write(0, call("CommitUnregister", keyId=KEY_ID, token=TOKEN)) + SETTLE + read(0),

@@ -34,7 +34,7 @@ enum FuzzHarness {
 
     /// Makes the vault (once), and has its directory removed at exit. Traps when it
     /// cannot: there is nothing to fuzz then.
-    static func vaultOrTrap() -> InProcessVault {
+    static func vaultOrTrap(maxMessageBytes: Int? = nil) -> InProcessVault {
         if let vault { return vault }
         atexit { FuzzHarness.removeState() }
         let parent = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
@@ -42,7 +42,7 @@ enum FuzzHarness {
         guard let directory = mkdtemp(&template) else { trap("mkdtemp failed") }
         do {
             stateDirectory = String(cString: directory)
-            let made = try InProcessVault(stateDirectory: String(cString: directory))
+            let made = try InProcessVault(stateDirectory: String(cString: directory), maxMessageBytes: maxMessageBytes)
             vault = made
             return made
         } catch {

@@ -22,6 +22,10 @@ import Synchronization
 enum TransportHarness {
     /// Connections at once: slots an input can open, write to and close.
     static let slots = 4
+    /// `server.max_message_bytes` for the loop's door: small enough that an input of at
+    /// most 16 KiB sends a frame past it and grows a connection's input buffer (it
+    /// starts at 4 KiB) to it; the daemon's default is 64 KiB, the code the same.
+    static let maxMessageBytes = 6000
     /// How long a message in flight, or the drain at the end, may take.
     static let deadlineMilliseconds: Int64 = 5000
 
@@ -33,7 +37,7 @@ enum TransportHarness {
     /// The loop (made once), serving the vault's door.
     static func loopOrTrap() -> SteppedEventLoop {
         if let loop { return loop }
-        let vault = FuzzHarness.vaultOrTrap()
+        let vault = FuzzHarness.vaultOrTrap(maxMessageBytes: maxMessageBytes)
         var template = Array("/tmp/pinvault-fuzz-socket-XXXXXX".utf8CString)
         guard let directory = mkdtemp(&template) else { FuzzHarness.trap("mkdtemp failed") }
         listenerDirectory = String(cString: directory)
@@ -65,7 +69,7 @@ enum TransportHarness {
     /// Runs one input.
     static func run(_ input: UnsafeRawBufferPointer) {
         let loop = loopOrTrap()
-        let vault = FuzzHarness.vaultOrTrap()
+        let vault = FuzzHarness.vaultOrTrap(maxMessageBytes: maxMessageBytes)
         var peers = [TransportPeer?](repeating: nil, count: slots)
         CloseReasons.clear()
 
@@ -124,7 +128,7 @@ enum TransportHarness {
             close(ends[0])
             return nil
         }
-        return TransportPeer(fd: ends[0], connection: connection, peer: peer, maxMessageBytes: FuzzHarness.maxMessageBytes)
+        return TransportPeer(fd: ends[0], connection: connection, peer: peer, maxMessageBytes: maxMessageBytes)
     }
 
     /// One turn of the loop, then each peer sends what its socket now takes.

@@ -37,14 +37,17 @@ public final class InProcessVault {
 
     /// A vault over `stateDirectory/vault.sqlite` with a fresh pepper and the default
     /// configuration, except for `kdf` and `lockout` (short waits, so that tests and the
-    /// fuzzer reach every state) and small pools.
+    /// fuzzer reach every state), small pools, and `server.max_message_bytes` when
+    /// `maxMessageBytes` is given (a fuzzer's inputs reach a small limit's edge).
     public init(
         stateDirectory: String,
         kdf: KDFParameters = KDFParameters(opslimit: 1, memlimit: 8192),
         lockout: LockoutPolicy = LockoutPolicy(throttleAfter: 3, throttleBaseSeconds: 1, throttleMaxSeconds: 2, maxAttempts: 5),
+        maxMessageBytes: Int? = nil,
         startTime: Int64 = 1_700_000_000
     ) throws {
         var configuration = DaemonConfiguration.defaults
+        if let maxMessageBytes { configuration.server.maxMessageBytes = maxMessageBytes }
         configuration.kdf.parameters = kdf
         configuration.kdf.allowWeak = true
         configuration.kdf.maxParallel = 1
