@@ -22,6 +22,8 @@ public struct MemoryImage {
         public let residentKiB: Int
         public let swapKiB: Int
         public let lockedKiB: Int
+        /// The kernel's flags for the mapping (`VmFlags`: `rd wr mr mw me ac`…).
+        public let flags: [String]
 
         public var size: UInt64 { end - start }
         public var isWritable: Bool { permissions.dropFirst().first == "w" }
@@ -31,7 +33,7 @@ public struct MemoryImage {
         public var description: String {
             let label = name.isEmpty ? "anonymous" : name
             return "\(label) \(permissions) \(String(start, radix: 16))-\(String(end, radix: 16)) "
-                + "(\(size >> 10) KiB, \(residentKiB) KiB resident, \(lockedKiB) KiB locked)"
+                + "(\(size >> 10) KiB, \(residentKiB) KiB resident, \(lockedKiB) KiB locked, flags \(flags.joined(separator: " ")))"
         }
     }
 
@@ -124,11 +126,13 @@ public struct MemoryImage {
         var regions: [Region] = []
         var header: (start: UInt64, end: UInt64, permissions: String, name: String)?
         var fields: [String: Int] = [:]
+        var flags: [String] = []
         func finish() {
             guard let header else { return }
             regions.append(Region(
                 start: header.start, end: header.end, permissions: header.permissions, name: header.name,
-                residentKiB: fields["Rss"] ?? 0, swapKiB: fields["Swap"] ?? 0, lockedKiB: fields["Locked"] ?? 0
+                residentKiB: fields["Rss"] ?? 0, swapKiB: fields["Swap"] ?? 0, lockedKiB: fields["Locked"] ?? 0,
+                flags: flags
             ))
         }
         for line in smaps.split(separator: "\n") {
@@ -142,6 +146,9 @@ public struct MemoryImage {
                 let name = parts.count == 6 ? parts[5].trimmingCharacters(in: .whitespaces) : ""
                 header = (start, end, String(parts[1]), name)
                 fields = [:]
+                flags = []
+            } else if parts.first == "VmFlags:" {
+                flags = line.split(separator: " ").dropFirst().map(String.init)
             } else if parts.count >= 2, parts[0].hasSuffix(":"), let value = Int(parts[1]) {
                 fields[String(parts[0].dropLast())] = value
             }
@@ -246,64 +253,92 @@ public struct MemoryImage {
                 scan.unread.append((region, "\(region.size >> 30) GiB, larger than the scan reads"))
                 continue
             }
-            var offset: UInt64 = 0
-            var carried = 0
-            var failure: (address: UInt64, error: String)?
-            while offset < region.size {
-                let wanted = Int(min(UInt64(chunkSize), region.size - offset))
-                guard let base = buffer.baseAddress else { break }
-                let got = pread(fd, base + carried, wanted, off_t(Int(bitPattern: UInt(region.start + offset))))
-                if got != wanted {
-                    // Page by page from where it stopped: a guard page the kernel marks as
-                    // such (MADV_GUARD_INSTALL, not a mapping of its own) faults on every
-                    // read and holds nothing; any other page that cannot be read fails.
-                    let from = max(got, 0) / Self.pageSize * Self.pageSize
-                    if let error = readPageByPage(
-                        fd, pagemap: pagemap, into: base + carried, range: from..<wanted,
-                        regionStart: region.start, offset: offset, guardPages: &scan.guardPages
-                    ) {
-                        failure = (region.start + offset + UInt64(error.at), error.text)
-                        break
-                    }
+            // A mapping unmapped while it is read, and mapped again at once with the same
+            // bounds (a thread's stack, a runtime's scratch memory), reads as an error:
+            // the same mapping is read again, up to three times, before it counts.
+            var attempt = 0
+            while true {
+                attempt += 1
+                var found: [Match] = []
+                var readBytes: UInt64 = 0
+                let failure = readWhole(region, fd: fd, pagemap: pagemap, buffer: buffer, overlap: overlap,
+                                   needles: needles, matches: &found, readBytes: &readBytes, guardPages: &scan.guardPages)
+                // What a read found counts once: from the read that ends the attempts.
+                guard let failure else {
+                    scan.matches += found
+                    scan.readBytes += readBytes
+                    scan.readRegions += 1
+                    break
                 }
-                let filled = carried + wanted
-                let chunkStart = region.start + offset - UInt64(carried)
-                let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<filled])
-                for needle in needles {
-                    for position in Self.occurrences(of: needle.bytes, in: bytes) where position + needle.bytes.count > carried {
-                        scan.matches.append(Match(
-                            needle: needle.label,
-                            address: chunkStart + UInt64(position),
-                            region: region,
-                            context: Self.context(bytes, around: position, length: needle.bytes.count),
-                            preceding: Array(bytes[max(position - 32, 0)..<position])
-                        ))
-                    }
-                }
-                scan.readBytes += UInt64(wanted)
-                offset += UInt64(wanted)
-                // Keep the tail for the next chunk.
-                carried = min(overlap, filled)
-                base.copyMemory(from: base + filled - carried, byteCount: carried)
-            }
-            if let failure {
-                // The same mapping is still there: one the scan could not read. Gone, or
-                // replaced by another at that address: unmapped while it was read.
                 let now = (try? self.regions()) ?? []
-                if now.contains(where: {
+                let stillThere = now.contains {
                     $0.start == region.start && $0.end == region.end && $0.permissions == region.permissions
                         && $0.start <= failure.address && failure.address < $0.end
-                }) {
-                    scan.unread.append((region, failure.error))
-                } else {
-                    scan.vanished.append(region)
                 }
-            } else {
-                scan.readRegions += 1
+                if !stillThere {
+                    scan.matches += found
+                    scan.vanished.append(region)
+                    break
+                }
+                if attempt == 3 {
+                    scan.matches += found
+                    scan.unread.append((region, failure.error + " (three reads)"))
+                    break
+                }
+                usleep(20_000)
             }
         }
         scan.seconds = Date().timeIntervalSince(started)
         return scan
+    }
+
+    /// Reads `region` whole in chunks, searching each for `needles`; returns where and
+    /// why it stopped, or nil when it read it all.
+    private func readWhole(
+        _ region: Region, fd: Int32, pagemap: Int32, buffer: UnsafeMutableRawBufferPointer, overlap: Int,
+        needles: [(label: String, bytes: [UInt8])], matches: inout [Match], readBytes: inout UInt64,
+        guardPages: inout Int
+    ) -> (address: UInt64, error: String)? {
+        guard let base = buffer.baseAddress else { return (region.start, "no buffer") }
+        let chunkSize = buffer.count - overlap
+        var offset: UInt64 = 0
+        var carried = 0
+        while offset < region.size {
+            let wanted = Int(min(UInt64(chunkSize), region.size - offset))
+            let got = pread(fd, base + carried, wanted, off_t(Int(bitPattern: UInt(region.start + offset))))
+            if got != wanted {
+                // Page by page from where it stopped: a guard page the kernel marks as
+                // such (MADV_GUARD_INSTALL, not a mapping of its own) faults on every
+                // read and holds nothing; any other page that cannot be read fails.
+                let from = max(got, 0) / Self.pageSize * Self.pageSize
+                if let error = readPageByPage(
+                    fd, pagemap: pagemap, into: base + carried, range: from..<wanted,
+                    regionStart: region.start, offset: offset, guardPages: &guardPages
+                ) {
+                    return (region.start + offset + UInt64(error.at), error.text)
+                }
+            }
+            let filled = carried + wanted
+            let chunkStart = region.start + offset - UInt64(carried)
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<filled])
+            for needle in needles {
+                for position in Self.occurrences(of: needle.bytes, in: bytes) where position + needle.bytes.count > carried {
+                    matches.append(Match(
+                        needle: needle.label,
+                        address: chunkStart + UInt64(position),
+                        region: region,
+                        context: Self.context(bytes, around: position, length: needle.bytes.count),
+                        preceding: Array(bytes[max(position - 32, 0)..<position])
+                    ))
+                }
+            }
+            readBytes += UInt64(wanted)
+            offset += UInt64(wanted)
+            // Keep the tail for the next chunk.
+            carried = min(overlap, filled)
+            base.copyMemory(from: base + filled - carried, byteCount: carried)
+        }
+        return nil
     }
 
     static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
