@@ -13,6 +13,7 @@
 #                      unless PURGE=yes
 #   make check-units   systemd-analyze verify and security (exposure at most 1.0)
 #   make fuzz   libFuzzer over framing, JSON, parameters and every method (FUZZ_SECONDS, default 60)
+#   make fuzz-transport  libFuzzer over the real event loop on socketpairs (FUZZ_SECONDS; docs/FUZZING.md)
 #   make sanitize  the unit and integration tests under AddressSanitizer, then ThreadSanitizer
 #   make bench  release pinvaultd beside raw Argon2id and ssh-agent; rewrites BENCHMARKS.md
 #               (~3 min; BENCH_QUICK=1 for a ~1 min check of the harness)
@@ -34,8 +35,8 @@ DEB_PACKAGES   := debhelper dpkg-dev lintian mmdebstrap
 # installed it (ssh-server-quiet).
 SSH_TEST_PACKAGES := openssh-server
 
-.PHONY: all deps test-deps apt-packages ssh-server-quiet build release run test soak venv clean
-.PHONY: install install-build uninstall check-units fuzz sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
+.PHONY: all deps test-deps apt-packages ssh-server-quiet build release release-daemon run test soak venv clean
+.PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
 
 all: build
 
@@ -87,6 +88,12 @@ release: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product pinvaultd
 	$(SWIFT) build $(RELEASE_FLAGS) --product pinvault
 
+# The release pinvaultd, built as make release builds it: MemoryHygieneTests scans
+# it beside the debug one, since it is what users run.
+RELEASE_DAEMON := $(CURDIR)/.build/release/pinvaultd
+release-daemon: deps
+	$(SWIFT) build $(RELEASE_FLAGS) --product pinvaultd
+
 # The daemon in the foreground on a socket and state directory under ./run; the
 # command line beside it is .build/release/pinvault.
 run: release
@@ -104,14 +111,14 @@ venv:
 # As root, the Debian package test runs first (2 to 6 minutes; it needs chroot and
 # mounts), so that swift test's summary stays the last line. Not as root, it is
 # skipped with a message that says so.
-test: test-deps venv pam pam-test
+test: test-deps venv pam pam-test release-daemon
 	@if [ "$$(id -u)" = 0 ]; then \
 		$(MAKE) --no-print-directory package-test; \
 	else \
 		echo "*** make test: SKIPPING the Debian package test: it needs root (sudo make package-test) ***" >&2; \
 	fi
 	$(PYTHON) scripts/check-module-dependencies.py
-	PINVAULT_PYTHON="$(VENV)/bin/python" $(SWIFT) test
+	PINVAULT_PYTHON="$(VENV)/bin/python" PINVAULT_RELEASE_DAEMON="$(RELEASE_DAEMON)" $(SWIFT) test
 
 # The crash-consistency, power-loss, flood, authorization and online-guessing suites in
 # their long form (make test runs them short). About 3-4 minutes.
@@ -172,24 +179,43 @@ FUZZ_FLAGS   := -Xswiftc -DPINVAULT_FUZZ -Xswiftc -sanitize=address \
 	-Xlinker --whole-archive -Xlinker $(FUZZ_RUNTIME) -Xlinker --no-whole-archive \
 	-Xlinker --export-dynamic-symbol=LLVMFuzzerRunDriver -Xlinker -lstdc++
 
-fuzz: test-deps
+fuzz-build: test-deps
 	@[ -n "$(FUZZ_RUNTIME)" ] || { echo "libclang_rt.fuzzer_no_main not found beside swiftc"; exit 1; }
 	$(SWIFT) build --scratch-path .build-fuzz --product pinvault-fuzz $(FUZZ_FLAGS)
+
+fuzz: fuzz-build
 	@mkdir -p .build-fuzz/corpus .build-fuzz/findings
 	.build-fuzz/debug/pinvault-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 \
 		-max_len=8192 -print_final_stats=1 -artifact_prefix=.build-fuzz/findings/ \
 		.build-fuzz/corpus Fuzz/corpus
 
-# The tests of the protocol, the crypto, the daemon's units and the daemon as a real
-# process, under each sanitizer. The integration tests start pinvaultd from the same
-# build directory, so the daemon runs sanitized too (and MemoryHygieneTests scans a
-# daemon whose freed memory ASan keeps in quarantine, unreused).
-SANITIZE_TESTS := PinVaultSystemTests|PinVaultProtocolTests|PinVaultCryptoTests|PinVaultEngineTests|PinVaultTransportTests|PinVaultVarlinkTests|PinVaultDaemonTests|PinVaultIntegrationTests|MemoryHygieneTests
+# The event loop itself (TransportHarness): socketpairs, split writes, half-closes,
+# closes, small socket buffers, several peers. New inputs go to
+# .build-fuzz/corpus-transport; Fuzz/corpus-transport holds the committed seeds, which
+# make test replays. docs/FUZZING.md records the long runs.
+fuzz-transport: fuzz-build
+	@mkdir -p .build-fuzz/corpus-transport .build-fuzz/findings-transport
+	PINVAULT_FUZZ_TARGET=transport .build-fuzz/debug/pinvault-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+		-rss_limit_mb=4096 -max_len=16384 -print_final_stats=1 -artifact_prefix=.build-fuzz/findings-transport/ \
+		.build-fuzz/corpus-transport Fuzz/corpus-transport
 
-sanitize: test-deps venv
-	PINVAULT_PYTHON="$(VENV)/bin/python" LSAN_OPTIONS="suppressions=$(CURDIR)/Fuzz/lsan-suppressions.txt" \
+# The tests of the protocol, the crypto, the daemon's units and the daemon as a real
+# process, under each sanitizer, with the adversarial suites where the concurrency is:
+# floods, online guessing, crash rounds and the memory scan. The integration and
+# adversarial tests start pinvaultd from the same build directory, so the daemon runs
+# sanitized too (and MemoryHygieneTests scans a daemon whose freed memory ASan keeps in
+# quarantine, unreused; under TSan it scans TSan's heap, leaving out only its shadow).
+# docs/SANITIZERS.md records the runs and what they found; Fuzz/tsan-suppressions.txt
+# holds the one report in the toolchain's own code that is suppressed, and why.
+SANITIZE_TESTS := PinVaultSystemTests|PinVaultProtocolTests|PinVaultCryptoTests|PinVaultEngineTests|PinVaultTransportTests|PinVaultVarlinkTests|PinVaultDaemonTests|PinVaultIntegrationTests|MemoryHygieneTests|FloodTests|OnlineGuessingTests|CrashConsistencyTests
+
+sanitize: test-deps venv release-daemon
+	PINVAULT_PYTHON="$(VENV)/bin/python" PINVAULT_RELEASE_DAEMON="$(RELEASE_DAEMON)" \
+		LSAN_OPTIONS="suppressions=$(CURDIR)/Fuzz/lsan-suppressions.txt" \
 		$(SWIFT) test --sanitize=address --scratch-path .build-asan --filter '$(SANITIZE_TESTS)'
-	PINVAULT_PYTHON="$(VENV)/bin/python" TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(SANITIZE_TESTS)'
+	PINVAULT_PYTHON="$(VENV)/bin/python" PINVAULT_RELEASE_DAEMON="$(RELEASE_DAEMON)" \
+		TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/Fuzz/tsan-suppressions.txt" \
+		$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter '$(SANITIZE_TESTS)'
 
 # Installation layout. Units and sysusers.d go under PREFIX, where systemd looks too
 # (/usr/local/lib/systemd/system); the configuration under SYSCONFDIR. The Debian

@@ -133,11 +133,15 @@ let package = Package(
             path: "Benchmarks/pinvault-bench"
         ),
 
-        // `make fuzz`: libFuzzer over framing, JSON, parameters and every method; built
-        // plainly it replays Fuzz/corpus (a regression run).
+        // `make fuzz`: libFuzzer over framing, JSON, parameters and every method, and
+        // (`make fuzz-transport`) over the real event loop on socketpairs; built plainly
+        // it replays Fuzz/corpus and Fuzz/corpus-transport (a regression run).
         .executableTarget(
             name: "pinvault-fuzz",
-            dependencies: ["PinVaultEmbedded", "PinVaultTransport", "PinVaultProtocol", "PinVaultSSHProtocol"],
+            dependencies: [
+                "PinVaultEmbedded", "PinVaultTransport", "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultCrypto", "PinVaultSystem",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Fuzz/pinvault-fuzz"
         ),
 

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""Writes Fuzz/corpus: seed inputs for pinvault-fuzz, one file per scenario.
+"""Writes Fuzz/corpus and Fuzz/corpus-transport: seed inputs for pinvault-fuzz's two
+targets, one file per scenario.
 
 Each file is a stream of NUL-ended Varlink calls from one peer. An empty frame (two
 NULs in a row) is not a Varlink call: the harness's connection closes, and the calls
 after it come from the next peer (user 1000, then admin uid 0, then user 1001).
 What follows the marker AGENT (NUL, "ssh-agent", NUL) goes to the ssh-agent door
 instead, as user 1000's byte stream of length-prefixed messages.
+
+Fuzz/corpus-transport holds scripts for the transport target (TransportScript.swift
+gives the operations): connections opened as a peer, writes split and interleaved
+with turns of the event loop, half-closes, closes and reads.
 Run it again after changing a scenario: python3 Fuzz/make-corpus.py
 """
 import base64
@@ -119,9 +124,119 @@ SCENARIOS = {
     + struct.pack(">I", 256 * 1024 + 1),
 }
 
-if __name__ == "__main__":
-    directory = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+
+# The transport target's operations (Fuzz/pinvault-fuzz/TransportScript.swift).
+USER_PEER, ADMIN_PEER, OTHER_PEER = 0, 1, 2
+
+
+def op(kind, slot=0, argument=0):
+    return bytes([kind | (slot << 3) | (argument << 5)])
+
+
+def open_(slot, peer=USER_PEER, small_buffers=False):
+    return op(0, slot, peer + (4 if small_buffers else 0))
+
+
+def write(slot, data):
+    """Sends of 256 bytes at most, so that any length fits the encoding."""
+    out = b""
+    while data:
+        piece, data = data[:256], data[256:]
+        out += op(1, slot, 0) + bytes([len(piece) - 1]) + piece
+    return out
+
+
+def write_long(slot, data):
+    """One send of up to 2048 bytes."""
+    assert 1 <= len(data) <= 2048
+    argument = (len(data) - 1) // 256
+    return op(1, slot, argument) + bytes([len(data) - 1 - 256 * argument]) + data
+
+
+def turn(count=1):
+    return op(2, 0, count - 1)
+
+
+SETTLE = op(3)
+
+
+def shut(slot):
+    return op(4, slot)
+
+
+def close(slot):
+    return op(5, slot)
+
+
+def read(slot):
+    return op(6, slot)
+
+
+def clock(seconds):
+    return op(7, 0, seconds - 1)
+
+
+def trickle(slot, data, every=1):
+    """`data` in pieces of `every` bytes, a turn of the loop after each."""
+    return b"".join(write(slot, data[i:i + every]) + turn() for i in range(0, len(data), every))
+
+
+POLICY = call("GetPolicy")
+REGISTER = call("Register", user=USER, pin=PIN)
+AUTHENTICATE = call("Authenticate", user=USER, pin=PIN, challenge=CHALLENGE)
+WRONG = call("Authenticate", user=USER, pin=NEW_PIN, challenge=CHALLENGE)
+DESCRIPTION = call("org.varlink.service.GetInterfaceDescription", interface="io.pinvault.Vault")
+
+TRANSPORT_SCENARIOS = {
+    "one-call": open_(0) + write(0, POLICY) + SETTLE + read(0),
+    "pipelined": open_(0) + write(0, POLICY + REGISTER + AUTHENTICATE + call("List") + POLICY) + SETTLE + read(0),
+    "trickled": open_(0) + trickle(0, REGISTER + AUTHENTICATE, every=3) + SETTLE + read(0),
+    "split-across-frames": open_(0) + write(0, POLICY[:-5]) + turn() + write(0, POLICY[-5:] + REGISTER[:9])
+    + turn(2) + write(0, REGISTER[9:] + AUTHENTICATE) + SETTLE + read(0),
+    "half-close-with-calls-in-flight": open_(0) + write(0, REGISTER + AUTHENTICATE + WRONG + POLICY) + shut(0)
+    + turn(3) + SETTLE + read(0),
+    "half-close-mid-frame": open_(0) + write(0, POLICY + AUTHENTICATE[:20]) + shut(0) + SETTLE + read(0),
+    "close-with-call-in-flight": open_(0) + write(0, REGISTER + AUTHENTICATE) + turn() + close(0)
+    + open_(1) + write(1, AUTHENTICATE) + SETTLE + read(1),
+    "close-with-oneway-pending": open_(0) + write(0, call("Register", oneway=True, user="oneway", pin=PIN)
+    + call("CheckPin", oneway=True, pin=PIN)) + close(0) + open_(0) + write(0, call("List", user="oneway")) + SETTLE,
+    "two-peers-interleaved": open_(0) + open_(1, OTHER_PEER) + write(0, REGISTER[:30]) + write(1, REGISTER[:30])
+    + turn() + write(1, REGISTER[30:]) + write(0, REGISTER[30:]) + turn() + write(0, AUTHENTICATE)
+    + write(1, WRONG) + SETTLE + read(0) + read(1),
+    "admin-and-users": open_(0) + write(0, call("Register", user="carol", pin=PIN)
+    + b"".join(call("Authenticate", user="carol", pin=NEW_PIN, challenge=CHALLENGE) for _ in range(6))) + SETTLE
+    + open_(1, ADMIN_PEER) + write(1, call("List", ownerUid=1000) + call("Unblock", ownerUid=1000, user="carol", keyId=KEY_ID)
+    + call("Wipe", user="carol", ownerUid=1000) + call("GetStats")) + clock(8) + SETTLE + read(1) + read(0),
+    "large-reply-small-buffers": open_(0, small_buffers=True) + write(0, DESCRIPTION + DESCRIPTION + POLICY)
+    + turn(4) + read(0) + turn(4) + SETTLE + read(0),
+    "large-reply-unread-then-close": open_(0, small_buffers=True) + write(0, DESCRIPTION) + turn(2) + close(0)
+    + open_(0) + write(0, POLICY) + SETTLE,
+    "not-a-call-after-calls": open_(0) + write(0, POLICY + REGISTER + b"[1,2]\0" + POLICY) + SETTLE + read(0),
+    # The transport target's limit is 6000 bytes (TransportHarness.maxMessageBytes).
+    "oversized": open_(0) + write(0, POLICY) + b"".join(write_long(0, b" " * 2048) + turn() for _ in range(4))
+    + SETTLE + read(0),
+    "grown-buffer": open_(0) + write_long(0, call("Register", user=USER, pin=PIN, label="x" * 1500)[:-1])
+    + turn() + write_long(0, b" " * 2000) + turn() + write_long(0, b" " * 2000 + b"\0") + turn()
+    + write_long(0, b" " * 1500 + POLICY) + SETTLE + read(0),
+    "unregister": open_(0) + write(0, call("Register", user="bob", pin=PIN)
+    + call("BeginUnregister", user="bob", pin=PIN)) + SETTLE + read(0)
+    + write(0, call("CommitUnregister", keyId=KEY_ID, token=TOKEN)) + SETTLE + read(0),
+    "service-and-errors": open_(0) + write(0, call("org.varlink.service.GetInfo") + DESCRIPTION
+    + call("NoSuchMethod") + call("org.example.Other.Method") + b'{"method":"io.pinvault.Vault.GetPolicy","oneway":1}\0'
+    + call("Register", user=USER, pin=PIN, extra=1)) + SETTLE + read(0),
+    "all-slots": b"".join(open_(s, s % 3) for s in range(4)) + b"".join(write(s, POLICY + REGISTER) for s in range(4))
+    + turn(2) + shut(2) + close(3) + SETTLE + b"".join(read(s) for s in range(3)),
+}
+
+
+def write_corpus(name, scenarios):
+    directory = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
     os.makedirs(directory, exist_ok=True)
-    for name, data in SCENARIOS.items():
-        with open(os.path.join(directory, name), "wb") as file:
+    for scenario, data in scenarios.items():
+        with open(os.path.join(directory, scenario), "wb") as file:
             file.write(data)
+
+
+if __name__ == "__main__":
+    write_corpus("corpus", SCENARIOS)
+    write_corpus("corpus-transport", TRANSPORT_SCENARIOS)

@@ -35,7 +35,7 @@ enum AgentCheck {
                 guard range.lowerBound >= 4, range.upperBound <= stream.count, !range.isEmpty else {
                     FuzzHarness.trap("an agent frame outside the input")
                 }
-                verify(vault.exchangeAgent(message: UnsafeRawBufferPointer(rebasing: stream[range]), peer: peer))
+                vault.exchangeAgent(message: UnsafeRawBufferPointer(rebasing: stream[range]), peer: peer) { verify($0) }
             case .needMore, .badLength:
                 break reading
             }
@@ -44,7 +44,7 @@ enum AgentCheck {
 
     /// A reply is one frame: its length says what follows, and its type is one the
     /// agent sends.
-    static func verify(_ reply: [UInt8]) {
+    static func verify(_ reply: UnsafeRawBufferPointer) {
         guard reply.count >= 5 else { FuzzHarness.trap("an agent reply shorter than a frame") }
         let length = Int(reply[0]) << 24 | Int(reply[1]) << 16 | Int(reply[2]) << 8 | Int(reply[3])
         guard length == reply.count - 4 else { FuzzHarness.trap("an agent reply whose length is not its size") }

@@ -1,6 +1,29 @@
+import Glibc
+
 /// libFuzzer's entry point: one input per call. Always answers 0 (keep the input).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    FuzzHarness.run(UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size))
+    let input = UnsafeRawBufferPointer(start: data, count: data == nil ? 0 : size)
+    switch FuzzTarget.current {
+    case .vault: FuzzHarness.run(input)
+    case .transport: TransportHarness.run(input)
+    }
     return 0
+}
+
+/// Which harness the inputs go to: `PINVAULT_FUZZ_TARGET=transport` for the event
+/// loop over socketpairs (`TransportHarness`, corpus `Fuzz/corpus-transport`); unset
+/// or `vault` for frames straight into the door (`FuzzHarness`, corpus `Fuzz/corpus`).
+enum FuzzTarget {
+    case vault
+    case transport
+
+    static let current: FuzzTarget = {
+        guard let name = getenv("PINVAULT_FUZZ_TARGET").map({ String(cString: $0) }) else { return .vault }
+        switch name {
+        case "vault", "": return .vault
+        case "transport": return .transport
+        default: FuzzHarness.trap("PINVAULT_FUZZ_TARGET is vault or transport, not \(name)")
+        }
+    }()
 }

@@ -35,7 +35,7 @@ enum FuzzHarness {
 
     /// Makes the vault (once), and has its directory removed at exit. Traps when it
     /// cannot: there is nothing to fuzz then.
-    static func vaultOrTrap() -> InProcessVault {
+    static func vaultOrTrap(maxMessageBytes: Int? = nil) -> InProcessVault {
         if let vault { return vault }
         atexit { FuzzHarness.removeState() }
         let parent = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
@@ -43,7 +43,7 @@ enum FuzzHarness {
         guard let directory = mkdtemp(&template) else { trap("mkdtemp failed") }
         do {
             stateDirectory = String(cString: directory)
-            let made = try InProcessVault(stateDirectory: String(cString: directory))
+            let made = try InProcessVault(stateDirectory: String(cString: directory), maxMessageBytes: maxMessageBytes)
             vault = made
             return made
         } catch {
@@ -69,16 +69,17 @@ enum FuzzHarness {
         for frame in frames {
             let bytes = UnsafeRawBufferPointer(rebasing: input[frame])
             ClientDecoding.exercise(bytes)
-            let outcome = vault.exchange(frame: bytes, peer: peers[peer])
+            // The reply is checked where the door wrote it, and zeroed once checked.
+            let outcome = vault.exchange(frame: bytes, peer: peers[peer]) { outcome, reply in
+                if outcome == .replied {
+                    ReplyCheck.verify(reply)
+                    if tracing { print("uid \(peers[peer].uid): \(String(decoding: reply, as: UTF8.self))") }
+                }
+                return outcome
+            }
             vault.advanceClock(seconds: 1)
-            switch outcome {
-            case .closed:
+            if outcome == .closed {
                 peer = (peer + 1) % peers.count
-            case .noReply:
-                break
-            case .reply(let reply):
-                ReplyCheck.verify(reply)
-                if tracing { print("uid \(peers[peer].uid): \(String(decoding: reply, as: UTF8.self))") }
             }
         }
     }

@@ -4,13 +4,15 @@ import Foundation
 //
 // Writes the Swift that PinVaultProtocol compiles from the interface file: the file's
 // bytes as `VaultInterface.description`, and `VaultMethod` and `VaultErrorName`, one
-// case per `method` and `error` line with the parameter names it declares. Fails,
-// naming the line, on a declaration it cannot read: a build must not go on with an
-// interface it misunderstood.
+// case per `method` and `error` line with the parameter names it declares (and a
+// method's output names). Fails, naming the line, on a declaration it cannot read: a
+// build must not go on with an interface it misunderstood.
 
 struct Declaration {
     var name: String
     var parameters: [String]
+    /// A method's output parameters (the list after `->`); empty for an error.
+    var outputs: [String] = []
 }
 
 func fail(_ message: String) -> Never {
@@ -40,7 +42,16 @@ func declaration(_ text: Substring, keyword: String, line: Int) -> Declaration {
     guard let first = name.first, first.isUppercase, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
         fail("line \(line): a malformed \(keyword) name")
     }
-    return Declaration(name: name, parameters: parameterNames(rest[rest.index(after: open)..<close], line: line))
+    var made = Declaration(name: name, parameters: parameterNames(rest[rest.index(after: open)..<close], line: line))
+    if keyword == "method" {
+        let after = rest[rest.index(after: close)...]
+        guard let arrow = after.range(of: "->"), let outOpen = after[arrow.upperBound...].firstIndex(of: "("),
+              after[arrow.upperBound..<outOpen].allSatisfy({ $0 == " " }),
+              let outClose = after[outOpen...].firstIndex(of: ")")
+        else { fail("line \(line): method without `-> (…)` on the same line") }
+        made.outputs = parameterNames(after[after.index(after: outOpen)..<outClose], line: line)
+    }
+    return made
 }
 
 /// `GetPolicy` → `getPolicy`.
@@ -107,6 +118,18 @@ swift += """
 """
 for method in methods {
     swift += "        case .\(caseName(method.name)): [\(method.parameters.map { "\"\($0)\"" }.joined(separator: ", "))]\n"
+}
+swift += """
+        }
+    }
+
+    /// The output parameters the method declares: exactly the names of a success reply.
+    public var outputNames: Set<String> {
+        switch self {
+
+"""
+for method in methods {
+    swift += "        case .\(caseName(method.name)): [\(method.outputs.map { "\"\($0)\"" }.joined(separator: ", "))]\n"
 }
 swift += """
         }

@@ -29,6 +29,10 @@ public enum SeedSealer {
                 try BLAKE2b.hash(messageBytes, key: pepperBytes, into: key)
             }
         }
+        // libsodium's BLAKE2b compression loads the message block — the PIN key — into
+        // locals that it leaves on this thread's stack; nothing overwrote them until
+        // the thread's next request went as deep (found by MemoryHygieneTests).
+        sodium_stackzero(Self.stackScrubBytes)
         return key
     }
 
@@ -140,4 +144,8 @@ public enum SeedSealer {
 
     /// `crypto_secretbox_KEYBYTES`.
     static let boxKeySize = 32
+
+    /// How much stack below the caller `sodium_stackzero` clears after a libsodium call
+    /// that saw a secret: libsodium's BLAKE2b and Argon2id frames take a few KiB.
+    static let stackScrubBytes = 16384
 }

@@ -17,10 +17,10 @@ import Synchronization
 /// parameters default to the weakest libsodium accepts, so a call costs microseconds.
 /// The clock is virtual: it starts at `startTime` and moves only by `advanceClock`.
 public final class InProcessVault {
-    /// What one frame produced.
+    /// What became of one frame.
     public enum Outcome: Equatable, Sendable {
-        /// The reply's bytes, NUL excluded.
-        case reply([UInt8])
+        /// It was answered: the reply's bytes go to the inspecting closure.
+        case replied
         /// A `oneway` call: the call ran, the reply was dropped.
         case noReply
         /// Not a Varlink call: the daemon would close the connection.
@@ -30,21 +30,24 @@ public final class InProcessVault {
     private let assembly: VaultAssembly
     private let store: VaultStore
     private let clock: VirtualClock
-    /// Every reply is written here and zeroed after it was copied out, as a
-    /// connection's buffer is zeroed after sending.
+    /// Every reply is written here, inspected in place and zeroed at once, as a
+    /// connection's buffer is zeroed after sending: no copy of a reply is made.
     private let replyBuffer = ReplyBuffer()
     private var nextConnection: ConnectionID = 1
 
     /// A vault over `stateDirectory/vault.sqlite` with a fresh pepper and the default
     /// configuration, except for `kdf` and `lockout` (short waits, so that tests and the
-    /// fuzzer reach every state) and small pools.
+    /// fuzzer reach every state), small pools, and `server.max_message_bytes` when
+    /// `maxMessageBytes` is given (a fuzzer's inputs reach a small limit's edge).
     public init(
         stateDirectory: String,
         kdf: KDFParameters = KDFParameters(opslimit: 1, memlimit: 8192),
         lockout: LockoutPolicy = LockoutPolicy(throttleAfter: 3, throttleBaseSeconds: 1, throttleMaxSeconds: 2, maxAttempts: 5),
+        maxMessageBytes: Int? = nil,
         startTime: Int64 = 1_700_000_000
     ) throws {
         var configuration = DaemonConfiguration.defaults
+        if let maxMessageBytes { configuration.server.maxMessageBytes = maxMessageBytes }
         configuration.kdf.parameters = kdf
         configuration.kdf.allowWeak = true
         configuration.kdf.maxParallel = 1
@@ -73,8 +76,20 @@ public final class InProcessVault {
         clock.advance(seconds)
     }
 
-    /// Handles one frame (NUL excluded) from `peer` and waits for its answer.
-    public func exchange(frame: UnsafeRawBufferPointer, peer: Peer) -> Outcome {
+    /// The `io.pinvault.Vault` door and what it counts, for a harness that serves it
+    /// through the real event loop (`SteppedEventLoop`) instead of `exchange`.
+    public var varlinkDoor: any MessageHandler { assembly.varlink }
+    public var serverStats: ServerStats { assembly.serverStats }
+
+    /// Handles one frame (NUL excluded) from `peer`, waits for its answer, and hands it
+    /// to `inspect`: what became of the frame, and the reply's bytes (NUL excluded;
+    /// empty unless `.replied`) where the door wrote them. The reply buffer is zeroed as
+    /// soon as `inspect` returns, so a reply outlives the call only in what `inspect`
+    /// chooses to keep.
+    public func exchange<R, E: Error>(
+        frame: UnsafeRawBufferPointer, peer: Peer,
+        inspect: (Outcome, UnsafeRawBufferPointer) throws(E) -> R
+    ) throws(E) -> R {
         let answer = Answer()
         let route = ReplyRoute(
             peer: peer, connection: nextConnection, peerHasLeft: false, reply: replyBuffer,
@@ -82,20 +97,26 @@ public final class InProcessVault {
         )
         nextConnection += 1
         if case .close = assembly.varlink.handle(message: frame, route: route) {
-            return .closed
+            return try inspect(.closed, UnsafeRawBufferPointer(start: nil, count: 0))
         }
         let reply = answer.wait()
         defer { reply.zero() }
-        if route.isOneway { return .noReply }
+        if route.isOneway { return try inspect(.noReply, UnsafeRawBufferPointer(start: nil, count: 0)) }
         // The encoded reply ends with its NUL.
-        return .reply(reply.withUnsafeBytes { Array($0.dropLast()) })
+        return try reply.withUnsafeBytes { (bytes) throws(E) -> R in
+            try inspect(.replied, UnsafeRawBufferPointer(rebasing: bytes.dropLast()))
+        }
     }
 
     /// Hands one ssh-agent message (type and body, the length excluded) from `peer` to
-    /// the agent door and waits for its reply: one whole frame, length included. The
-    /// agent door closes no connection for a message (only its framing does), so there
-    /// is always a reply.
-    public func exchangeAgent(message: UnsafeRawBufferPointer, peer: Peer) -> [UInt8] {
+    /// the agent door, waits for its reply — one whole frame, length included — and hands
+    /// it to `inspect` where the door wrote it, zeroed when `inspect` returns. The agent
+    /// door closes no connection for a message (only its framing does), so there is
+    /// always a reply.
+    public func exchangeAgent<R, E: Error>(
+        message: UnsafeRawBufferPointer, peer: Peer,
+        inspect: (UnsafeRawBufferPointer) throws(E) -> R
+    ) throws(E) -> R {
         let answer = Answer()
         let route = ReplyRoute(
             peer: peer, connection: nextConnection, peerHasLeft: false, reply: replyBuffer,
@@ -105,7 +126,7 @@ public final class InProcessVault {
         _ = assembly.sshAgent.handle(message: message, route: route)
         let reply = answer.wait()
         defer { reply.zero() }
-        return reply.copyBytes()
+        return try reply.withUnsafeBytes { (bytes) throws(E) -> R in try inspect(bytes) }
     }
 
     /// A reply handed over from whichever thread finished the call.

@@ -128,6 +128,25 @@ public final class TestDaemon {
         return TestDaemon.repositoryRoot + "/.build/debug/pinvaultd"
     }
 
+    /// The release `pinvaultd` that users run (`make release`'s build, which `make test`
+    /// makes first): `PINVAULT_RELEASE_DAEMON` when set, else the release build beside
+    /// this debug one. Throws when there is none, so that a test of it fails rather
+    /// than skips.
+    public static func releaseBinaryPath() throws -> String {
+        if let path = ProcessInfo.processInfo.environment["PINVAULT_RELEASE_DAEMON"], !path.isEmpty {
+            guard FileManager.default.isExecutableFile(atPath: path) else {
+                throw TestKitError("PINVAULT_RELEASE_DAEMON=\(path) is not an executable")
+            }
+            return path
+        }
+        let debug = URL(fileURLWithPath: binaryPath).resolvingSymlinksInPath().deletingLastPathComponent()
+        let path = debug.deletingLastPathComponent().appendingPathComponent("release/pinvaultd").path
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw TestKitError("no release pinvaultd at \(path): make test builds it (swift build -c release --product pinvaultd)")
+        }
+        return path
+    }
+
     /// `testConfiguration` with `overrides` merged in and `removing` taken out.
     public static func configuration(
         overrides: [String: [String: String]] = [:],

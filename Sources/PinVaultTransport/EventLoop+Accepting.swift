@@ -35,8 +35,10 @@ extension EventLoop {
         }
     }
 
-    /// Serves the connected socket `fd` of `peer` through `door`'s handler.
-    mutating func admit(fd: Int32, peer: Peer, door: Int) {
+    /// Serves the connected socket `fd` of `peer` through `door`'s handler. Nil when
+    /// no buffer could be had for it: `fd` is closed then.
+    @discardableResult
+    mutating func admit(fd: Int32, peer: Peer, door: Int) -> ConnectionID? {
         let connection: Connection
         do {
             connection = try Connection(
@@ -47,13 +49,14 @@ extension EventLoop {
         } catch {
             refusals.note("no secret memory for its buffer")
             Glibc.close(fd)
-            return
+            return nil
         }
         nextConnectionID += 1
         connections[connection.id] = connection
         perUid[peer.uid, default: 0] += 1
         server.stats.connectionOpened()
         connection.withState { updateInterest(connection, &$0) }
+        return connection.id
     }
 
     private mutating func pauseAccepting(because code: Int32) {

@@ -23,74 +23,97 @@ struct EventLoop: ~Copyable {
     /// Since when (monotonic milliseconds) there has been no connection and no work.
     var idleSince: Int64?
     let loopThread = pthread_self()
+    /// Where `epoll_wait` reports, one turn at a time.
+    private let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: 128)
+    private var lastWatchdog: Int64 = 0
+    private var lastIdleSweep: Int64 = 0
+    private var shutdownDeadline: Int64 = .max
+    /// Why the loop stops, once it does (the signal that began the shutdown).
+    private var stopReason = Server.Stop.signal(0)
 
     init(server: Server) {
         self.server = server
     }
 
+    deinit {
+        events.deallocate()
+    }
+
     /// Serves until a shutdown signal (then drains) or an idle exit.
     mutating func run() throws(SystemError) -> Server.Stop {
+        try watchSockets()
+        while true {
+            if let stop = try turn(timeoutMilliseconds: nil) {
+                closeAll()
+                return stop
+            }
+        }
+    }
+
+    /// Registers the served sockets, the wake-up eventfd and the signalfd with epoll:
+    /// once, before the first turn.
+    mutating func watchSockets() throws(SystemError) {
         for (index, door) in server.doors.enumerated() {
             try server.epoll.add(door.listener.fd, events: .epollIn, token: UInt64(index))
         }
         try server.epoll.add(server.wakeup.fd, events: .epollIn, token: Self.wakeupToken)
         try server.epoll.add(server.signals.fd, events: .epollIn, token: Self.signalToken)
+    }
 
-        let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: 128)
-        defer { events.deallocate() }
-        var lastWatchdog: Int64 = 0
-        var lastIdleSweep: Int64 = 0
-        var shutdownDeadline: Int64 = .max
-        var stop = Server.Stop.signal(0)
-
-        while true {
-            let now = MonotonicClock.milliseconds()
-            if stopping {
-                let busy = connections.values.contains { $0.withState { $0.inFlight != nil || $0.hasPendingOutput } }
-                if !busy || now >= shutdownDeadline { break }
-            }
-            if let interval = server.notifier.watchdogInterval, (now - lastWatchdog) * 1000 >= interval {
-                server.notifier.watchdog()
-                lastWatchdog = now
-            }
-            if now - lastIdleSweep >= 1000 {
-                closeIdleConnections(now: now)
-                refusals.report(now: now, to: server.logger)
-                lastIdleSweep = now
-                if !stopping && idleLongEnough(now: now) {
-                    stop = .idle
-                    break
-                }
-            }
-            resumeAcceptingIfDue(now: now)
-
-            let ready = try server.epoll.wait(into: events, timeoutMilliseconds: acceptPausedUntil == nil ? 500 : 100)
-            for index in 0..<ready {
-                let token = events[index].data.u64
-                switch token {
-                case Self.wakeupToken:
-                    server.wakeup.drain()
-                case Self.signalToken:
-                    if let received = server.signals.read(), !stopping {
-                        stop = .signal(received)
-                        beginShutdown(signal: received)
-                        shutdownDeadline = MonotonicClock.milliseconds() + Int64(server.limits.shutdownGraceSeconds) * 1000
-                    }
-                case ..<UInt64(server.doors.count):
-                    acceptAll(from: Int(token))
-                default:
-                    if let connection = connections[token] {
-                        handleEvents(events[index].events, on: connection)
-                    }
-                }
-            }
-            deliverCompletions()
+    /// One turn of the loop: the timers (watchdog, idle sweep, paused accepting), one
+    /// `epoll_wait` of at most `timeoutMilliseconds` (nil: 500 ms, 100 while accepting is
+    /// paused), every event it reported, then the replies finished meanwhile. Returns
+    /// why the loop stops, when it does: a drained shutdown, or an idle exit.
+    mutating func turn(timeoutMilliseconds: Int32?) throws(SystemError) -> Server.Stop? {
+        let now = MonotonicClock.milliseconds()
+        if stopping {
+            let busy = connections.values.contains { $0.withState { $0.inFlight != nil || $0.hasPendingOutput } }
+            if !busy || now >= shutdownDeadline { return stopReason }
         }
+        if let interval = server.notifier.watchdogInterval, (now - lastWatchdog) * 1000 >= interval {
+            server.notifier.watchdog()
+            lastWatchdog = now
+        }
+        if now - lastIdleSweep >= 1000 {
+            closeIdleConnections(now: now)
+            refusals.report(now: now, to: server.logger)
+            lastIdleSweep = now
+            if !stopping && idleLongEnough(now: now) {
+                return .idle
+            }
+        }
+        resumeAcceptingIfDue(now: now)
 
+        let timeout = timeoutMilliseconds ?? (acceptPausedUntil == nil ? 500 : 100)
+        let ready = try server.epoll.wait(into: events, timeoutMilliseconds: timeout)
+        for index in 0..<ready {
+            let token = events[index].data.u64
+            switch token {
+            case Self.wakeupToken:
+                server.wakeup.drain()
+            case Self.signalToken:
+                if let received = server.signals.read(), !stopping {
+                    stopReason = .signal(received)
+                    beginShutdown(signal: received)
+                    shutdownDeadline = MonotonicClock.milliseconds() + Int64(server.limits.shutdownGraceSeconds) * 1000
+                }
+            case ..<UInt64(server.doors.count):
+                acceptAll(from: Int(token))
+            default:
+                if let connection = connections[token] {
+                    handleEvents(events[index].events, on: connection)
+                }
+            }
+        }
+        deliverCompletions()
+        return nil
+    }
+
+    /// Closes every connection (their messages in flight are cancelled).
+    mutating func closeAll() {
         for connection in Array(connections.values) {
             connection.withState { close(connection, &$0, reason: nil) }
         }
-        return stop
     }
 
     /// Whether the server has had no connection and no work for `exitOnIdleSeconds`

@@ -80,6 +80,12 @@ final class FloodTests: XCTestCase {
         let bound = Self.kdfThreads * (Self.memlimitMiB << 20) + idleResident + Self.loadAllowance
         print("flood (\(label)): peak RSS \(ProcessMemory.mebibytes(memory.peakResidentBytes)), idle RSS "
             + "\(ProcessMemory.mebibytes(idleResident)), bound \(ProcessMemory.mebibytes(bound))")
+        // A sanitizer's shadow grows with the memory touched (the KDF's above all) and
+        // ASan's quarantine with the memory freed: the bound is the daemon's, not theirs.
+        if let sanitizer = SanitizedBuild.sanitizer {
+            print("flood (\(label)): memory bound not checked under \(sanitizer)")
+            return
+        }
         XCTAssertLessThanOrEqual(memory.peakResidentBytes, bound, "VmHWM over max_parallel × memlimit + constant", file: file, line: line)
     }
 
@@ -155,20 +161,40 @@ final class FloodTests: XCTestCase {
         try assertMemoryUnderBound("burst")
     }
 
+    /// Hundreds of idle connections, slow writers stopped mid-frame and oversized frames
+    /// do not keep the loop from serving a polite uid: its calls are all answered while
+    /// every slow writer still holds half a frame (each waits at a gate that opens only
+    /// once the polite uid is done, so a loop that waited for a whole frame would never
+    /// answer it and the session would time out). Its latency is printed, not judged:
+    /// a figure for `make bench`, not a test.
     func testIdleConnections_slowWriters_andOversizedFrames_leaveOthersServed() throws {
         for uid in [Self.politeUid] { try register(uid) }
         let idle = try (0..<Soak.scale(short: 250, long: 290)).map { _ in try daemon.connect() }
 
-        // Slow writers: a whole GetPolicy frame, one byte at a time.
+        // Slow writers: half a GetPolicy frame, one byte at a time; then, mid-frame,
+        // they wait for the gate; then the rest, and the reply.
         let slowWriters = 20
         let frame = [UInt8](try JSONSerialization.data(withJSONObject: ["method": "io.pinvault.Vault.GetPolicy"])) + [0]
+        let half = frame.count / 2
         let replies = FailureLog()
-        let group = DispatchGroup()
+        let halfway = DispatchGroup()
+        let finished = DispatchGroup()
+        let gate = DispatchSemaphore(value: 0)
         for _ in 0..<slowWriters {
             let connection = SendableClient(try daemon.connect())
-            DispatchQueue.global().async(group: group) {
+            halfway.enter()
+            DispatchQueue.global().async(group: finished) {
+                var entered = true
+                defer { if entered { halfway.leave() } }
                 do {
-                    for byte in frame {
+                    for byte in frame[..<half] {
+                        try connection.client.send(raw: [byte])
+                        usleep(10_000)
+                    }
+                    halfway.leave()
+                    entered = false
+                    gate.wait()
+                    for byte in frame[half...] {
                         try connection.client.send(raw: [byte])
                         usleep(10_000)
                     }
@@ -179,21 +205,29 @@ final class FloodTests: XCTestCase {
                 }
             }
         }
+        XCTAssertEqual(halfway.wait(timeout: .now() + 60), .success, "a slow writer never got halfway")
         // Oversized frames: no NUL within max_message_bytes closes only that connection.
         let oversized = try (0..<5).map { _ in try daemon.connect() }
         for connection in oversized {
             try connection.send(raw: [UInt8](repeating: UInt8(ascii: "x"), count: 65_536 + 1024))
         }
 
-        let polite = try politeLatencies(5)
-        XCTAssertEqual(group.wait(timeout: .now() + 60), .success, "a slow writer hung")
+        // Every slow writer is mid-frame until the gate opens, after this.
+        let polite: (seconds: [Double], busy: Int)
+        do {
+            polite = try politeLatencies(5)
+        } catch {
+            for _ in 0..<slowWriters { gate.signal() }
+            throw error
+        }
+        for _ in 0..<slowWriters { gate.signal() }
+        XCTAssertEqual(finished.wait(timeout: .now() + 60), .success, "a slow writer hung")
         XCTAssertEqual(replies.all, [])
         for connection in oversized {
             XCTAssertTrue(connection.isClosedByPeer(timeout: 5), "an oversized frame must close its connection")
         }
-        print("flood (idle \(idle.count), \(slowWriters) slow writers, \(oversized.count) oversized): polite uid latency "
-            + "median \(Self.milliseconds(Self.median(polite.seconds))), max \(Self.milliseconds(polite.seconds.max() ?? 0))")
-        XCTAssertLessThan(polite.seconds.max() ?? 0, 2.0, "the polite uid waited")
+        print("flood (idle \(idle.count), \(slowWriters) slow writers held mid-frame, \(oversized.count) oversized): polite uid "
+            + "latency median \(Self.milliseconds(Self.median(polite.seconds))), max \(Self.milliseconds(polite.seconds.max() ?? 0))")
         // The idle connections are still served.
         for connection in [idle.first, idle.last].compactMap({ $0 }) {
             XCTAssertNotNil(try connection.vault("GetPolicy").object("policy"))

@@ -4,79 +4,213 @@ import PinVaultCrypto
 import PinVaultTestKit
 import XCTest
 
-/// SECURITY.md, "Memory hygiene": after a run of requests, the daemon's memory holds no copy of any PIN,
-/// token or seed that was used. Read as root from outside, through /proc/PID/mem, the
-/// way an attacker who gets hold of a memory image (a core dump, a swapped page, a
-/// debugger) would; and the daemon lets nobody else take such an image.
+/// SECURITY.md, "Memory hygiene": the daemon's memory holds no copy of any PIN, token,
+/// seed, Argon2id output or box key once the request that used it is done. Read as
+/// root from outside, through /proc/PID/mem, the way an attacker who gets hold of a
+/// memory image (a core dump, a swapped page, a debugger) would; and the daemon lets
+/// nobody else take such an image.
+///
+/// The debug daemon of this build and the release daemon users run (`make test` builds
+/// it) go through the same run: every method that takes a PIN or a token, and every
+/// way a PIN reaches the input buffer; then three scans — right after (once the
+/// engine reports no work), during an Argon2id of production-like cost (caught in
+/// flight: the scan ends before its reply comes), and after `server.idle_timeout_seconds`
+/// has closed every connection. The needles: each PIN (plain and JSON-escaped), each
+/// token (text and bytes), and, derived in this test from every row the run stored,
+/// the pepper and each PIN as docs/FORMAT.md allows, each Argon2id output, box key and
+/// bare seed; also 32 bytes before a public key that derive it (libsodium's secret key
+/// is seed ‖ public key). Every mapping the scan means to read must be read whole
+/// (`MemoryImage.Scan.unread`), and it must find the account name that SQLite's page
+/// cache holds, so a clean result means clean memory, not a blind scan.
 ///
 /// The scan sees live memory and freed memory not yet reused; a copy in a small freed
 /// heap chunk is often overwritten within microseconds and escapes it. So the bar is
 /// kept by construction (secrets are decoded straight into `SecretBytes`, buffers that
 /// held requests are zeroed) and this test guards it: with either zeroing of the input
-/// buffer removed, the PINs of the connections left open are found.
+/// buffer removed, the PINs of the connections left open are found. A match is
+/// reported only if it is still there 250 ms later, so a request's own `SecretBytes`,
+/// released by its pool thread just after the reply, is not taken for a copy.
 final class MemoryHygieneTests: XCTestCase {
-    private var daemon: TestDaemon?
+    private var daemons: [TestDaemon] = []
+
+    /// The Argon2id cost of the credential whose check the scan catches in flight:
+    /// production's memory (`memlimit_mib = 64`, the default) with 64 passes (production's
+    /// 3 take ~0.1 s here; the daemon under test raises `kdf.max_opslimit` to take them),
+    /// so that one check lasts 1.5–2 s and the scan (under a second, its 64 MiB included)
+    /// fits inside it.
+    private static let slowKDF = ["opslimit": "64", "memlimit_mib": "64"]
+    /// How many such checks are sent back to back on one connection, so that the KDF
+    /// pool works on them from the first to the last: a sanitized daemon's scan reads
+    /// its runtime's heap too and takes longer, and libsodium, not instrumented, does not.
+    private static let checksInFlight = SanitizedBuild.sanitizer == nil ? 1 : 4
+    private static let idleTimeoutSeconds = 2
 
     override func tearDownWithError() throws {
-        if let daemon, daemon.process != nil {
+        for daemon in daemons where daemon.process != nil {
             XCTAssertEqual(try daemon.stop(), 0, daemon.log)
         }
-        daemon = nil
+        daemons = []
     }
 
     private func requireRoot() throws {
         guard getuid() == 0 else {
             try RootOnlySuites.skip(self, "reading another process's memory needs root") { XCTSkip($0) }
         }
-        // ThreadSanitizer's heap lies in mappings of terabytes, too large to read; under
-        // AddressSanitizer the scan works, and sees freed memory that the quarantine keeps.
-        try XCTSkipIf(dlsym(nil, "__tsan_init") != nil, "the scan cannot read a ThreadSanitizer heap")
     }
 
-    func testDaemonMemory_afterEveryPinMethod_holdsNoCopyOfAnyPinTokenOrSeed() throws {
+    func testDebugDaemon_rightAfter_duringAKDF_andAfterTheIdleTimeout_holdsNoCopyOfAnySecret() throws {
         try requireRoot()
-        let daemon = try TestDaemon()
-        self.daemon = daemon
-        try daemon.start()
+        try scanAcrossARun(binary: TestDaemon.binaryPath, label: "debug")
+    }
+
+    func testReleaseDaemon_rightAfter_duringAKDF_andAfterTheIdleTimeout_holdsNoCopyOfAnySecret() throws {
+        try requireRoot()
+        try scanAcrossARun(binary: try TestDaemon.releaseBinaryPath(), label: "release")
+    }
+
+    /// The run and its three scans, on `binary`.
+    private func scanAcrossARun(binary: String, label: String) throws {
+        // A credential sealed at the slow cost, by a daemon configured so; the daemon
+        // under test (weak KDF, so that the run is quick) serves the same store.
+        let sealer = try TestDaemon(overrides: ["kdf": Self.slowKDF], removing: ["kdf": ["memlimit_kib"]], binary: binary)
+        daemons.append(sealer)
+        try sealer.start()
+        let slowPin = DistinctivePin.make()
+        let slow = try sealer.connect().register(user: "slow@example.com", pin: slowPin)
+        XCTAssertEqual(try sealer.stop(), 0, sealer.log)
+
+        // It must take the slow record's cost (kdf.max_opslimit is 16 unless told).
+        let daemon = try TestDaemon(
+            overrides: [
+                "server": ["idle_timeout_seconds": "\(Self.idleTimeoutSeconds)"],
+                "kdf": ["max_opslimit": Self.slowKDF["opslimit"] ?? "64"],
+            ],
+            binary: binary)
+        daemons.append(daemon)
+        try daemon.start(arguments: [
+            "--config", daemon.configPath, "--socket", daemon.socketPath,
+            "--state-directory", sealer.stateDirectory, "--log-level", "debug",
+        ])
         guard let pid = daemon.pid else { return XCTFail("no daemon process") }
 
-        var pins: [String] = []
+        var pins: [String] = [slowPin]
         for _ in 0..<12 { pins.append(DistinctivePin.make(avoiding: pins)) }
-        let (tokens, publicKeys) = try exercise(daemon, pins: pins)
-        // Two connections stay open through the scan: what they consumed must be gone too.
+        pins.removeFirst()
+        var rows = Set(try StoredCredentialRow.all(stateDirectory: sealer.stateDirectory))
+        let (tokens, publicKeys) = try exercise(daemon, pins: pins) { rows.formUnion(try StoredCredentialRow.all(stateDirectory: sealer.stateDirectory)) }
+        // Two connections stay open through the first scans: what they consumed must be gone too.
         let open = try exerciseFraming(daemon, pins: Array(pins[7...]))
-        defer { open.forEach { $0.close() } }
 
-        // Replies are answered before the pools' last release runs: let them settle.
-        usleep(300_000)
-        var needles: [(label: String, bytes: [UInt8])] = []
-        for (index, pin) in pins.enumerated() {
-            needles.append(("PIN \(index)", Array(pin.utf8)))
-            needles.append(("PIN \(index) JSON-escaped", Array(DistinctivePin.escaped(pin).utf8)))
+        let pepper = try StoredCredentialRow.pepper(stateDirectory: sealer.stateDirectory)
+        let slowKeyId = try XCTUnwrap(slow["keyId"] as? String)
+        var needles = Needles()
+        needles.add(pins: pins, label: "PIN")
+        needles.add(tokens: tokens)
+        needles.add(publicKeys: publicKeys)
+        // Every PIN against every row the run stored (cheap at the weak cost); the slow
+        // row with its own PIN only (a second of Argon2id).
+        try needles.addSecrets(of: rows.filter { $0.keyId != slowKeyId }, pins: pins, pepper: pepper)
+        try needles.addSecrets(of: rows.filter { $0.keyId == slowKeyId }, pins: [slowPin], pepper: pepper)
+        print("memory hygiene (\(label)): \(needles.all.count) needles from \(rows.count) stored rows")
+
+        // 1. Right after: once the engine reports no work queued or running.
+        try waitUntilIdle(daemon)
+        // The slow PIN has not reached this daemon yet: it must not be there either.
+        try assertClean(pid, needles.all + Needles.of(pins: [slowPin], label: "slow PIN"), "\(label), right after the run")
+
+        // 2. During an Argon2id: its own PIN is in flight (in its SecretBytes); nothing else may be.
+        let inFlight = try daemon.connect()
+        let check = [UInt8](try JSONSerialization.data(withJSONObject: [
+            "method": VarlinkClient.vault + ".Authenticate",
+            "parameters": ["user": "slow@example.com", "pin": slowPin, "challenge": Data("in flight".utf8).base64EncodedString()],
+        ])) + [0]
+        try inFlight.send(raw: Array([[UInt8]](repeating: check, count: Self.checksInFlight).joined()))
+        // A connection of its own, made now: the idle timeout may have closed an older one.
+        let admin = try daemon.connect()
+        XCTAssertTrue(try eventually { try self.kdfRunning(admin) > 0 }, "the slow Authenticate never reached the KDF pool")
+        try assertClean(pid, needles.all, "\(label), during an Argon2id") {
+            // Caught in flight only if the last reply had not come when the scan ended.
+            let answered = Self.repliesWaiting(inFlight.fd)
+            XCTAssertLessThan(answered, Self.checksInFlight, "the KDF work ended before the scan did (\(answered) replies in)")
         }
-        for (index, token) in tokens.enumerated() {
-            needles.append(("token \(index) text", Array(token.utf8)))
-            if let raw = Self.base64urlDecoded(token) { needles.append(("token \(index) bytes", raw)) }
+        for _ in 0..<Self.checksInFlight {
+            XCTAssertNil(try inFlight.receive().error, "the slow credential opens with its PIN")
         }
-        // A public key is no secret, but libsodium's secret key is seed ‖ public key:
-        // 32 bytes before a public key that derive it are a copy of its seed.
-        var keysByLabel: [String: [UInt8]] = [:]
-        for (index, key) in publicKeys.enumerated() {
-            keysByLabel["public key \(index)"] = key
-            needles.append(("public key \(index)", key))
+        needles.add(pins: [slowPin], label: "slow PIN")
+        XCTAssertTrue(needles.all.contains { $0.label.hasPrefix("seed of \(slowKeyId.prefix(8))") }, "the slow row's seed is a needle")
+
+        // 3. After the idle timeout has closed every connection.
+        for client in [admin, inFlight] + open {
+            XCTAssertTrue(client.isClosedByPeer(timeout: Double(Self.idleTimeoutSeconds) + 20),
+                          "server.idle_timeout_seconds closes an idle connection")
         }
-        // The account name is no secret and is in the daemon's memory (SQLite's page
-        // cache): finding it shows that the scan sees what is there.
-        needles.append(("account name", Array("hygiene@example.com".utf8)))
-        let (found, searched) = try MemoryImage(pid: pid).find(needles)
-        let matches = try found.filter { match in
+        XCTAssertTrue(daemon.log.contains("idle for server.idle_timeout_seconds"), "closed by the idle timeout:\n\(daemon.log)")
+        try assertClean(pid, needles.all, "\(label), after the idle timeout")
+    }
+
+    /// Scans `pid` for `needles`; fails on a copy still there 250 ms later, on a mapping
+    /// not read whole, and on a scan that does not find the account name. `whileScanned`
+    /// runs as soon as the first pass ends.
+    private func assertClean(
+        _ pid: Int32, _ needles: [(label: String, bytes: [UInt8])], _ moment: String,
+        whileScanned: () -> Void = {}, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let image = MemoryImage(pid: pid)
+        let scan = try image.scan(needles + [("account name", Array("hygiene@example.com".utf8))])
+        whileScanned()
+        print("memory hygiene (\(moment)): \(scan.summary)")
+        XCTAssertEqual(scan.unread.map { "\($0.region): \($0.error)" }, [], "every mapping meant to be read was read whole",
+                       file: file, line: line)
+        XCTAssertGreaterThan(scan.readBytes, 1 << 20, "the scan read the daemon's memory", file: file, line: line)
+        XCTAssertTrue(scan.matches.contains { $0.needle == "account name" }, "the scan finds the account name", file: file, line: line)
+        let suspects = try secretMatches(scan.matches, needles)
+        guard !suspects.isEmpty else { return }
+        usleep(250_000)
+        let again = try secretMatches(try image.scan(needles.filter { needle in suspects.contains { $0.needle == needle.label } }).matches, needles)
+        XCTAssertEqual(again.count, 0, "copies left in pinvaultd (\(moment)):\n" + again.map(\.description).joined(separator: "\n"),
+                       file: file, line: line)
+    }
+
+    /// The matches that are secrets: not the account name, and a public key only when
+    /// the 32 bytes before it are its seed.
+    private func secretMatches(_ matches: [MemoryImage.Match], _ needles: [(label: String, bytes: [UInt8])]) throws -> [MemoryImage.Match] {
+        let keys = Dictionary(needles.filter { $0.label.hasPrefix("public key") }.map { ($0.label, $0.bytes) }) { first, _ in first }
+        return try matches.filter { match in
             if match.needle == "account name" { return false }
-            if let key = keysByLabel[match.needle] { return try Self.isSeed(match.preceding, of: key) }
+            if let key = keys[match.needle] { return try Self.isSeed(match.preceding, of: key) }
             return true
         }
-        XCTAssertGreaterThan(searched, 1 << 20, "the scan read the daemon's memory")
-        XCTAssertTrue(found.contains { $0.needle == "account name" }, "the scan finds the account name")
-        XCTAssertEqual(matches.count, 0, "copies left in pinvaultd:\n" + matches.map(\.description).joined(separator: "\n"))
+    }
+
+    private func kdfRunning(_ admin: VarlinkClient) throws -> Int {
+        let counters = try XCTUnwrap(try admin.succeeding("GetStats").object("counters"))
+        return (counters["kdfRunning"] as? NSNumber)?.intValue ?? 0
+    }
+
+    /// Waits until GetStats shows no KDF job queued or running.
+    private func waitUntilIdle(_ daemon: TestDaemon) throws {
+        let admin = try daemon.connect()
+        defer { admin.close() }
+        XCTAssertTrue(try eventually {
+            let counters = try XCTUnwrap(try admin.succeeding("GetStats").object("counters"))
+            return (counters["kdfRunning"] as? NSNumber)?.intValue == 0 && (counters["kdfQueueDepth"] as? NSNumber)?.intValue == 0
+        }, "the engine never went idle")
+    }
+
+    private func eventually(timeout: TimeInterval = 20, _ condition: () throws -> Bool) throws -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(2_000)
+        }
+        return false
+    }
+
+    /// How many whole replies wait unread on `fd` (peeked, not consumed).
+    private static func repliesWaiting(_ fd: Int32) -> Int {
+        var bytes = [UInt8](repeating: 0xff, count: 65536)
+        let n = bytes.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_PEEK | MSG_DONTWAIT)) }
+        return n > 0 ? bytes[..<n].filter { $0 == 0 }.count : 0
     }
 
     /// The scan finds a PIN that is there: this test process holds one in an Array.
@@ -84,8 +218,10 @@ final class MemoryHygieneTests: XCTestCase {
         try requireRoot()
         let pin = DistinctivePin.make()
         let held = Array(pin.utf8)
-        let (matches, _) = try MemoryImage(pid: getpid()).find([("PIN", held)])
-        XCTAssertGreaterThan(matches.count, 0, "the scan finds a PIN held in this process")
+        let scan = try MemoryImage(pid: getpid()).scan([("PIN", held)])
+        print("memory hygiene (this test process): \(scan.summary)")
+        XCTAssertGreaterThan(scan.matches.count, 0, "the scan finds a PIN held in this process")
+        XCTAssertEqual(scan.unread.map { "\($0.region): \($0.error)" }, [], "every mapping meant to be read was read whole")
         withExtendedLifetime(held) {}
     }
 
@@ -98,7 +234,7 @@ final class MemoryHygieneTests: XCTestCase {
             overrides: ["policy": ["deny_list": TestDaemon.tomlString(try WorldReadableStage.copy(of: TestDaemon.denyListPath))]],
             binary: try WorldReadableStage.copy(of: TestDaemon.binaryPath),
             owner: ForeignUidClient.nobody)
-        self.daemon = daemon
+        daemons.append(daemon)
         try daemon.start(launcher: (
             "/usr/bin/setpriv",
             ["--reuid=\(ForeignUidClient.nobody)", "--regid=\(ForeignUidClient.nobody)", "--clear-groups", "--"]
@@ -132,15 +268,20 @@ final class MemoryHygieneTests: XCTestCase {
     /// Register, CheckPin, Authenticate (right, wrong, escaped), ChangePin, BeginUnregister
     /// with Abort and with Commit, Wipe: every method that takes a PIN or a token.
     /// Returns the tokens handed out and the public keys registered.
-    private func exercise(_ daemon: TestDaemon, pins: [String]) throws -> (tokens: [String], publicKeys: [[UInt8]]) {
+    /// `snapshot` runs whenever the rows changed, before any is deleted.
+    private func exercise(
+        _ daemon: TestDaemon, pins: [String], snapshot: () throws -> Void
+    ) throws -> (tokens: [String], publicKeys: [[UInt8]]) {
         let client = try daemon.connect()
         let user = "hygiene@example.com"
         XCTAssertEqual(try client.succeeding("CheckPin", ["pin": pins[0]]).bool("valid"), true)
         let first = try client.register(user: user, pin: pins[0], label: "first")
         guard let firstKey = first["keyId"] as? String else { throw TestKitError("no keyId") }
+        try snapshot()
         XCTAssertNil(try client.authenticate(user: user, pin: pins[0], keyId: firstKey).error)
         XCTAssertEqual(try client.authenticate(user: user, pin: pins[1], keyId: firstKey).errorName, "WrongPin")
         _ = try client.succeeding("ChangePin", ["user": user, "keyId": firstKey, "currentPin": pins[0], "newPin": pins[2]])
+        try snapshot()
         // The same PIN, escaped in JSON the way some encoders write digits.
         try client.send(raw: Array(("{\"method\":\"io.pinvault.Vault.Authenticate\",\"parameters\":{\"user\":\"\(user)\","
             + "\"keyId\":\"\(firstKey)\",\"pin\":\"\(DistinctivePin.escaped(pins[2]))\",\"challenge\":\"YWJj\"}}\0").utf8))
@@ -148,6 +289,7 @@ final class MemoryHygieneTests: XCTestCase {
 
         let second = try client.register(user: user, pin: pins[3], label: "second")
         guard let secondKey = second["keyId"] as? String else { throw TestKitError("no keyId") }
+        try snapshot()
         var tokens: [String] = []
         for (keyId, pin, commit) in [(firstKey, pins[2], false), (secondKey, pins[3], true)] {
             let begun = try client.succeeding("BeginUnregister", ["user": user, "keyId": keyId, "pin": pin])
@@ -157,6 +299,7 @@ final class MemoryHygieneTests: XCTestCase {
         }
         XCTAssertEqual(try client.vault("CheckPin", ["pin": pins[4]]).bool("valid"), true)
         let other = try client.register(user: "other@example.com", pin: pins[5])
+        try snapshot()
         XCTAssertEqual(try client.vault("Wipe", ["user": "other@example.com", "pin": pins[6]]).errorName, "WrongPin")
         _ = try client.succeeding("Wipe", ["user": "other@example.com", "pin": pins[5]])
         client.close()
@@ -214,5 +357,53 @@ final class MemoryHygieneTests: XCTestCase {
         var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while standard.count % 4 != 0 { standard += "=" }
         return Data(base64Encoded: standard).map { [UInt8]($0) }
+    }
+}
+
+/// The byte strings the scans look for, each with a label that says what it is.
+private struct Needles {
+    private(set) var all: [(label: String, bytes: [UInt8])] = []
+
+    /// Each PIN as sent and JSON-escaped (as some encoders write digits).
+    static func of(pins: [String], label: String) -> [(label: String, bytes: [UInt8])] {
+        pins.enumerated().flatMap { index, pin in
+            [("\(label) \(index)", Array(pin.utf8)), ("\(label) \(index) JSON-escaped", Array(DistinctivePin.escaped(pin).utf8))]
+        }
+    }
+
+    mutating func add(pins: [String], label: String) {
+        all += Self.of(pins: pins, label: label)
+    }
+
+    /// Each unregistration token as text and as its 32 bytes.
+    mutating func add(tokens: [String]) {
+        for (index, token) in tokens.enumerated() {
+            all.append(("token \(index) text", Array(token.utf8)))
+            var standard = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            while standard.count % 4 != 0 { standard += "=" }
+            if let raw = Data(base64Encoded: standard) { all.append(("token \(index) bytes", [UInt8](raw))) }
+        }
+    }
+
+    /// Public keys are no secret, but the 32 bytes before one that derive it are its
+    /// seed (libsodium's secret key is seed ‖ public key).
+    mutating func add(publicKeys: [[UInt8]]) {
+        for (index, key) in publicKeys.enumerated() { all.append(("public key \(index)", key)) }
+    }
+
+    /// For each row and PIN, the Argon2id output and the box key; for each row, the
+    /// seed its PIN opens — derived as docs/FORMAT.md gives them.
+    mutating func addSecrets(of rows: some Sequence<StoredCredentialRow>, pins: [String], pepper: Pepper) throws {
+        for row in rows {
+            let name = "\(row.keyId.prefix(8)) (salt \(row.salt.prefix(3).map { String(format: "%02x", $0) }.joined()))"
+            for (index, pin) in pins.enumerated() {
+                let derived = try row.secrets(pin: pin, pepper: pepper)
+                all.append(("Argon2id output of \(name) with PIN \(index)", derived.pinKey))
+                all.append(("box key of \(name) with PIN \(index)", derived.boxKey))
+                if let seed = derived.seed, !all.contains(where: { $0.bytes == seed }) {
+                    all.append(("seed of \(name)", seed))
+                }
+            }
+        }
     }
 }

@@ -8,7 +8,8 @@ import XCTest
 /// `sodium_malloc` pages, closed (`sodium_mprotect_noaccess`) between signatures, and
 /// no copy of its seed outlives the session. Read as root through /proc/PID/mem, the
 /// closed pages included: while unlocked, the scan finds the key (seed ‖ public key)
-/// — so it sees where the key is — and after Lock or expiry, nowhere.
+/// — so it sees where the key is — and after Lock or expiry, nowhere. (`MemoryImage.scan`
+/// reads every mapping that was ever touched, the closed ones among them.)
 final class SessionMemoryTests: XCTestCase {
     private var daemon: TestDaemon?
     private let pin = "258046"
@@ -30,8 +31,9 @@ final class SessionMemoryTests: XCTestCase {
     /// Copies of the seed of `publicKey` in the daemon's memory: 32 bytes before an
     /// occurrence of the public key that derive it (libsodium's secret key layout).
     private func seedCopies(in pid: Int32, of publicKey: [UInt8]) throws -> [MemoryImage.Match] {
-        let (found, _) = try MemoryImage(pid: pid).find([("public key", publicKey)], includingInaccessible: true)
-        return try found.filter { match in
+        let scan = try MemoryImage(pid: pid).scan([("public key", publicKey)])
+        XCTAssertEqual(scan.unread.map { "\($0.region): \($0.error)" }, [], "every mapping meant to be read was read whole")
+        return try scan.matches.filter { match in
             guard match.preceding.count == 32 else { return false }
             let seed = try match.preceding.withUnsafeBytes { try SecretBytes(copying: $0) }
             return try SigningKeyPair(seed: seed).publicKey == publicKey

@@ -23,6 +23,8 @@ final class ExitStatusTests: CLITestCase {
     }
 
     func testLockedOut_exits3_withTheWaitInTheJSONError() throws {
+        // A wait that outlasts a slow machine's CLI runs (the test configuration's is 1 s).
+        try startDaemon(["lockout": ["throttle_after": "3", "throttle_base_seconds": "300", "throttle_max_seconds": "300"]])
         try register()
         for _ in 0..<3 { _ = try authenticate(pin: wrongPin) }
         let error = try pinvaultJSON(

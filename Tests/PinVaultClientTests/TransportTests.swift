@@ -44,8 +44,10 @@ final class TransportTests: XCTestCase {
         let client = try PinVaultClient(socketPath: server.socketPath, timeout: .milliseconds(200))
         let start = ContinuousClock.now
         await XCTAssertThrowsPinVaultError(.timedOut) { try await client.getPolicy() }
+        // Not before the timeout: a lower bound, which no load on the machine can break
+        // (how much later is the machine's business, not the client's).
         let elapsed = ContinuousClock.now - start
-        XCTAssertTrue((Duration.milliseconds(190)...Duration.seconds(3)).contains(elapsed), "\(elapsed)")
+        XCTAssertGreaterThanOrEqual(elapsed, .milliseconds(200), "the call gave up before its timeout: \(elapsed)")
         XCTAssertTrue(server.waitFor { server.clientHungUp }, "the client did not close its connection")
         await XCTAssertThrowsPinVaultError(.connectionLost) { try await client.getPolicy() }
     }
@@ -53,7 +55,8 @@ final class TransportTests: XCTestCase {
     func testCancellingTheTask_shutsTheSocketDown_andIsCancelled() async throws {
         let server = try ScriptedVarlinkServer { _ in .silence }
         defer { server.stop() }
-        let client = try PinVaultClient(socketPath: server.socketPath, timeout: .seconds(30))
+        let timeout = Duration.seconds(30)
+        let client = try PinVaultClient(socketPath: server.socketPath, timeout: timeout)
         let pin = PIN("258046")
         let challenge = self.challenge
         let task = Task { await thrownError { try await client.authenticate(user: "alice", pin: pin, challenge: challenge) } }
@@ -62,7 +65,8 @@ final class TransportTests: XCTestCase {
         task.cancel()
         let error = await task.value
         XCTAssertEqual(error, .cancelled)
-        XCTAssertLessThan(ContinuousClock.now - start, .seconds(5))
+        // The cancellation ended the call, not the timeout it would otherwise wait for.
+        XCTAssertLessThan(ContinuousClock.now - start, timeout, "the call ended by its timeout, not by the cancellation")
         XCTAssertTrue(server.waitFor { server.clientHungUp }, "the daemon side saw no shutdown")
         XCTAssertTrue(pin.isConsumed)
         await XCTAssertThrowsPinVaultError(.connectionLost) { try await client.getPolicy() }

@@ -33,9 +33,10 @@ final class SSHAgentFrontDoorTests: XCTestCase {
     @discardableResult
     private func varlink(_ method: String, _ parameters: [String: Any], as peer: Peer? = nil) throws -> [String: Any] {
         let data = try JSONSerialization.data(withJSONObject: ["method": "io.pinvault.Vault." + method, "parameters": parameters])
-        guard case .reply(let reply) = Array(data).withUnsafeBytes({ vault.exchange(frame: $0, peer: peer ?? alice) }) else {
-            throw POSIXError(.EPROTO)
+        let (outcome, reply) = Array(data).withUnsafeBytes { frame in
+            vault.exchange(frame: frame, peer: peer ?? alice) { outcome, reply in (outcome, Array(reply)) }
         }
+        guard outcome == .replied else { throw POSIXError(.EPROTO) }
         let object = try JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any] ?? [:]
         if let error = object["error"] { XCTFail("\(method): \(error)") }
         return object["parameters"] as? [String: Any] ?? [:]
@@ -52,7 +53,7 @@ final class SSHAgentFrontDoorTests: XCTestCase {
 
     /// One agent message; the whole reply frame.
     private func agent(_ type: UInt8, _ body: [UInt8] = [], as peer: Peer? = nil) -> [UInt8] {
-        ([type] + body).withUnsafeBytes { vault.exchangeAgent(message: $0, peer: peer ?? alice) }
+        ([type] + body).withUnsafeBytes { message in vault.exchangeAgent(message: message, peer: peer ?? alice) { Array($0) } }
     }
 
     private func blob(_ key: [UInt8]) -> [UInt8] { SSHEd25519.keyBlob(publicKey: key) }

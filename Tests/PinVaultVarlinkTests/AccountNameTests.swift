@@ -38,8 +38,10 @@ final class AccountNameTests: XCTestCase {
     /// The reply's `error` and `parameters`, as JSON objects.
     private func call(_ method: String, _ parameters: [String: Any]) throws -> (error: String?, parameters: [String: Any]) {
         let frame = try JSONSerialization.data(withJSONObject: ["method": "io.pinvault.Vault." + method, "parameters": parameters])
-        let outcome = Array(frame).withUnsafeBytes { vault.exchange(frame: $0, peer: peer) }
-        guard case .reply(let bytes) = outcome else {
+        let (outcome, bytes) = Array(frame).withUnsafeBytes {
+            vault.exchange(frame: $0, peer: peer) { outcome, reply in (outcome, Array(reply)) }
+        }
+        guard outcome == .replied else {
             XCTFail("\(method) got no reply: \(outcome)")
             return (nil, [:])
         }

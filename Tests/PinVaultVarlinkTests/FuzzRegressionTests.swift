@@ -22,26 +22,46 @@ final class FuzzRegressionTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    private func exchange(_ vault: InProcessVault, _ text: String, peer: Peer? = nil) -> InProcessVault.Outcome {
-        Array(text.utf8).withUnsafeBytes { vault.exchange(frame: $0, peer: peer ?? user) }
+    /// What became of the frame, and the reply's text when there was one.
+    private struct Exchanged: Equatable {
+        let outcome: InProcessVault.Outcome
+        let text: String?
     }
 
-    private func replyText(_ outcome: InProcessVault.Outcome) -> String? {
-        guard case .reply(let bytes) = outcome else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
+    private func exchange(_ vault: InProcessVault, _ text: String, peer: Peer? = nil) -> Exchanged {
+        Array(text.utf8).withUnsafeBytes { frame in
+            vault.exchange(frame: frame, peer: peer ?? user) { outcome, reply in
+                Exchanged(outcome: outcome, text: outcome == .replied ? String(decoding: reply, as: UTF8.self) : nil)
+            }
+        }
+    }
+
+    private func replyText(_ exchanged: Exchanged) -> String? {
+        exchanged.text
     }
 
     func testCorpus_replaysThroughTheFuzzTarget_withoutATrap() throws {
+        try replay(corpus: "Fuzz/corpus", target: "vault", atLeast: 10)
+    }
+
+    /// The transport target's seeds: the real event loop over socketpairs, with split
+    /// writes, half-closes, closes and small buffers, every reply checked.
+    func testTransportCorpus_replaysThroughTheRealEventLoop_withoutATrap() throws {
+        try replay(corpus: "Fuzz/corpus-transport", target: "transport", atLeast: 15)
+    }
+
+    private func replay(corpus relativePath: String, target: String, atLeast minimum: Int) throws {
         let tests = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         let binary = tests.deletingLastPathComponent().appendingPathComponent("pinvault-fuzz").path
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: binary), "swift build makes \(binary)")
         var root = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { root.deleteLastPathComponent() }
-        let corpus = root.appendingPathComponent("Fuzz/corpus").path
+        let corpus = root.appendingPathComponent(relativePath).path
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = [corpus]
+        process.environment = ProcessInfo.processInfo.environment.merging(["PINVAULT_FUZZ_TARGET": target]) { $1 }
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -49,15 +69,15 @@ final class FuzzRegressionTests: XCTestCase {
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0, printed)
         let count = try FileManager.default.contentsOfDirectory(atPath: corpus).count
-        XCTAssertGreaterThan(count, 10)
+        XCTAssertGreaterThanOrEqual(count, minimum)
         XCTAssertEqual(printed, "replayed \(count) inputs\n")
     }
 
     func testInProcessVault_answersEveryKindOfFrame_likeTheDaemon() throws {
         let vault = try InProcessVault(stateDirectory: directory)
-        XCTAssertEqual(exchange(vault, "[1]"), .closed, "not a call: the connection closes")
+        XCTAssertEqual(exchange(vault, "[1]").outcome, .closed, "not a call: the connection closes")
         XCTAssertEqual(
-            exchange(vault, #"{"method":"io.pinvault.Vault.Register","oneway":true,"parameters":{"user":"u","pin":"258046"}}"#),
+            exchange(vault, #"{"method":"io.pinvault.Vault.Register","oneway":true,"parameters":{"user":"u","pin":"258046"}}"#).outcome,
             .noReply
         )
         let listed = replyText(exchange(vault, #"{"method":"io.pinvault.Vault.List"}"#))
