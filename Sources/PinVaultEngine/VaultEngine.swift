@@ -139,10 +139,12 @@ public final class VaultEngine: Sendable {
     /// KDF threads running.
     public var kdfThreadCount: Int { kdfPool.threadCount }
 
-    /// Whether any request is queued or running: the daemon is not idle while it is.
+    /// Whether any request is queued or running, or a key is unlocked: the daemon is
+    /// not idle while one is (an exit would end the session before its time).
     public var hasWork: Bool {
-        let kdf = kdfPool.snapshot, store = storeQueue.snapshot
-        return kdf.queued + kdf.running + store.queued + store.running > 0
+        let kdf = kdfPool.snapshot, store = storeQueue.snapshot, signing = signingQueue.snapshot
+        return kdf.queued + kdf.running + store.queued + store.running + signing.queued + signing.running > 0
+            || sessions.count > 0
     }
 
     /// Refuses new work, lets queued jobs run (a cancelled one is dropped unrun) and

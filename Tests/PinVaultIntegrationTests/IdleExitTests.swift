@@ -6,8 +6,9 @@ import XCTest
 
 /// `server.exit_on_idle_seconds` (docs/OPERATIONS.md, "Exit on idle"): socket-activated,
 /// the daemon exits cleanly after that long with no connection and no work, and the
-/// socket's next connection starts it again; a connection made at the moment of exit
-/// waits in the socket's backlog and is served by the next start, never refused.
+/// socket's next connection starts it again (an unlocked key counts as work); a
+/// connection made at the moment of exit waits in the socket's backlog and is served by
+/// the next start, never refused.
 final class IdleExitTests: XCTestCase {
     private var daemon: TestDaemon!
 
@@ -45,6 +46,27 @@ final class IdleExitTests: XCTestCase {
         XCTAssertEqual(daemon.waitForExit(timeout: 15), 0, "pinvaultd did not exit once idle:\n\(daemon.log)")
         XCTAssertTrue(daemon.log.contains("exiting after server.exit_on_idle_seconds"), daemon.log)
         XCTAssertFalse(notify.messages(until: "STOPPING=1", timeout: 5).isEmpty, "no STOPPING=1 arrived")
+    }
+
+    func testAnUnlockedKey_keepsTheDaemon_untilItIsLocked() throws {
+        try daemon.start(
+            arguments: daemon.standardArguments + ["--exit-on-idle-seconds", "1"],
+            launcher: ("/usr/bin/systemd-socket-activate", ["-l", daemon.socketPath])
+        )
+        let keyId: String
+        do {
+            let client = try daemon.connect()
+            let credential = try client.register(user: "idle@example.com", pin: "258046")
+            keyId = try XCTUnwrap(credential["keyId"] as? String)
+            XCTAssertSuccess(try client.call("io.pinvault.Vault.Unlock", ["user": "idle@example.com", "pin": "258046", "ttlSeconds": 600]))
+        }
+        // No connection, no request: only the session. Three idle periods, and it stays.
+        XCTAssertNil(daemon.waitForExit(timeout: 3), "pinvaultd exited, ending an unlocked session:\n\(daemon.log)")
+        do {
+            let client = try daemon.connect()
+            XCTAssertSuccess(try client.call("io.pinvault.Vault.Lock", ["keyId": keyId]))
+        }
+        XCTAssertEqual(daemon.waitForExit(timeout: 15), 0, "pinvaultd did not exit once the key was locked:\n\(daemon.log)")
     }
 
     func testConnectionsAtTheMomentOfAnIdleExit_areAllServed_byTheNextStart() throws {
