@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinVaultSystem
 
 /// Another process's memory, read through `/proc/PID/smaps` and `/proc/PID/mem` (root,
 /// or a ptrace-capable reader, only), searched for byte strings: to prove that the
@@ -160,49 +161,20 @@ public struct MemoryImage {
     /// A /proc file read to its end (Foundation trusts the size `stat` gives, 0 for
     /// these, and stops short).
     static func readProcFile(_ path: String) throws -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw TestKitError("open \(path): errno \(errno)") }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw TestKitError("read \(path): errno \(errno)") }
-            if n == 0 { return String(decoding: bytes, as: UTF8.self) }
-            bytes += chunk[..<n]
-        }
-    }
-
-    /// The sanitizer a process runs, found by its runtime's entry points in the binary
-    /// (Swift links the runtimes in statically), and where that runtime keeps its shadow
-    /// on x86_64 Linux (compiler-rt's `asan_mapping.h`, and `tsan_platform.h`'s
-    /// `Mapping48AddressSpace`: shadow and meta shadow).
-    enum Sanitizer {
-        case address
-        case thread
-
-        var shadow: Range<UInt64> {
-            switch self {
-            case .address: 0x0000_7fff_8000..<0x1000_7fff_8000
-            case .thread: 0x1000_0000_0000..<0x3800_0000_0000
+        do {
+            let fd = try Syscall.run("open") { open(path, O_RDONLY | O_CLOEXEC) }
+            defer { close(fd) }
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = try chunk.withUnsafeMutableBytes { raw throws(SystemError) in
+                    try Syscall.run("read") { read(fd, raw.baseAddress, raw.count) }
+                }
+                if n == 0 { return String(decoding: bytes, as: UTF8.self) }
+                bytes += chunk[..<n]
             }
-        }
-
-        static func of(pid: Int32) -> Sanitizer? {
-            guard let binary = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe"),
-                  let handle = FileHandle(forReadingAtPath: binary)
-            else { return nil }
-            defer { try? handle.close() }
-            var seen = Data()
-            while let chunk = try? handle.read(upToCount: 8 << 20), !chunk.isEmpty {
-                seen = seen.suffix(64) + chunk
-                // Entry points the instrumented code calls, each only in its own runtime
-                // (ASan's runtime names __tsan_init in a message, so not that one).
-                if seen.range(of: Data("__tsan_read8".utf8)) != nil { return .thread }
-                if seen.range(of: Data("__asan_report_load8".utf8)) != nil { return .address }
-            }
-            return nil
+        } catch {
+            throw TestKitError("\(path): \(error)")
         }
     }
 

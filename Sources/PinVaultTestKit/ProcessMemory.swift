@@ -42,9 +42,7 @@ public struct ProcessMemory: Sendable {
     /// it — what the process costs the machine beside the libraries others use too.
     public static func proportionalBytes(pid: pid_t) throws -> Int {
         let path = "/proc/\(pid)/smaps_rollup"
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw TestKitError("cannot read \(path)")
-        }
+        let text = try MemoryImage.readProcFile(path)
         for line in text.split(separator: "\n") where line.hasPrefix("Pss:") {
             if let kib = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap({ Int($0) }) {
                 return kib * 1024
