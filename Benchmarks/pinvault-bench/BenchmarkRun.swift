@@ -57,7 +57,7 @@ struct BenchmarkRun {
         progress("scale (Authenticate, List)")
         try ScaleBenchmark.run(small: small, large: large, parameters: parameters, report: report)
 
-        progress("cold start (\(parameters.coldStarts) × 3 starts)")
+        progress("cold start (\(parameters.coldStarts) × 4 starts)")
         try ColdStartBenchmark.run(small: small, large: large, activatorPath: activator, parameters: parameters, report: report)
 
         let elapsed = Monotonic.seconds(since: begin)

@@ -62,6 +62,9 @@ final class Report {
         for goal in goals {
             lines.append("| \(goal.name) | \(Format.ratio(goal.value)) | \(goal.goal) | \(goal.met ? "yes" : "**no**") |")
         }
+        if goals.contains(where: { !$0.met }) {
+            lines += ["", "Why a goal is missed, with the profile that shows it: docs/PERFORMANCE.md."]
+        }
         for section in sections {
             lines += ["", "## " + section.title, ""] + section.lines
         }

@@ -3,7 +3,8 @@ import PinVaultTestKit
 
 /// GetPolicy on one PinVault connection against REQUEST_IDENTITIES on one ssh-agent
 /// connection, by the same blocking-socket loop, alternating rounds; sequential round
-/// trips, then pipelined batches; on one core, then across cores (`CPUPlacement`).
+/// trips, then pipelined batches; on one core, across cores, and where the scheduler
+/// puts them (`CPUPlacement`).
 enum RoundTripBenchmark {
     static func run(
         daemon: DaemonInstance, agent: SSHAgentInstance, cores: Int, parameters: BenchParameters, report: Report
@@ -20,17 +21,19 @@ enum RoundTripBenchmark {
         section.add("one thread while this one reads the \(parameters.pipelinedCalls) replies. \(parameters.roundTripRounds) rounds, PinVault then ssh-agent in each,")
         section.add("after 200 uncounted round trips each.")
         section.add()
-        section.add("Measured twice. Across cores, a blocked reader woken from the other CPU pays this virtual")
-        section.add("machine's cross-CPU wake-up, which dwarfs either server's own work, so both sides measure")
-        section.add("mostly the hypervisor. On one core (every thread of pinvaultd and ssh-agent and the client")
-        section.add("pinned to CPU 0 with `taskset --all-tasks`), the client's blocking `recv` hands the CPU")
-        section.add("straight to the server and back, and the figure is the software path itself.")
+        section.add("Measured in three placements (`taskset --all-tasks`). On one core, the client's blocking `recv`")
+        section.add("hands the CPU straight to the server and back: the figure is the software path itself. Across")
+        section.add("cores (client on CPU 0, every server thread on CPU 1), each request and reply wakes a thread on")
+        section.add("the other CPU and pays this virtual machine's cross-CPU wake-up, which dwarfs either server's own")
+        section.add("work. Left to the scheduler, a server is sometimes woken on its client's CPU, so that figure mixes")
+        section.add("the two kinds of trip in proportions the scheduler picks: it is shown, not judged here.")
+        section.add("docs/PERFORMANCE.md explains the figures with their profiles.")
         section.add()
         section.add("The floor: a null peer (this benchmark as `null-peer`, its own process, placed like the")
         section.add("servers) that answers each request with \(replyBytes) bytes, GetPolicy's reply size, from a")
         section.add("`poll`/`read`/`send` loop. A server's round trip minus the floor is what the server adds;")
         section.add("the last row compares those.")
-        for placement in [CPUPlacement.oneCore, .scheduler] {
+        for placement in CPUPlacement.available(cores: cores) {
             let pids = [daemonPid, agent.pid, floor.pid]
             try placement.apply(to: pids, cores: cores)
             defer { try? CPUPlacement.scheduler.apply(to: pids, cores: cores) }
@@ -83,11 +86,16 @@ enum RoundTripBenchmark {
         let vaultSummary = Summary(vaultRates)
         let sshSummary = Summary(sshRates)
         let ratio = (vaultSummary?.median ?? 0) / (sshSummary?.median ?? 1)
-        let placed = placement == .oneCore ? "one core" : "across cores"
         // Issue 16: on one core the software path alone, ≥ 1.5 × ssh-agent; across cores,
         // where both pay the same wake-ups, at least ssh-agent's rate and ≤ 3 µs above the floor.
-        let ratioGoal = placement == .oneCore ? 1.5 : 1.0
-        report.goal("Cheap round trips (\(placed)): GetPolicy/s ÷ ssh-agent REQUEST_IDENTITIES/s", ratio, atLeast: ratioGoal)
+        let ratioGoal: Double? = switch placement {
+        case .oneCore: 1.5
+        case .acrossCores: 1.0
+        case .scheduler: nil
+        }
+        if let ratioGoal {
+            report.goal("Cheap round trips (\(placement.name)): GetPolicy/s ÷ ssh-agent REQUEST_IDENTITIES/s", ratio, atLeast: ratioGoal)
+        }
         let pipelinedVaultSummary = Summary(vaultPipelined)
         let pipelinedSSHSummary = Summary(sshPipelined)
         let pipelinedRatio = (pipelinedVaultSummary?.median ?? 0) / (pipelinedSSHSummary?.median ?? 1)
@@ -97,7 +105,7 @@ enum RoundTripBenchmark {
         section.add()
         section.header("figure", "PinVault GetPolicy (min / median / max)", "ssh-agent REQUEST_IDENTITIES (min / median / max)", "ratio of medians")
         section.row("sequential round trips", Format.summary(vaultSummary, Format.rate), Format.summary(sshSummary, Format.rate),
-                    "**\(Format.ratio(ratio))** (goal ≥ \(ratioGoal))")
+                    ratioGoal.map { "**\(Format.ratio(ratio))** (goal ≥ \($0))" } ?? Format.ratio(ratio))
         section.row("pipelined calls", Format.summary(pipelinedVaultSummary, Format.rate),
                     Format.summary(pipelinedSSHSummary, Format.rate), Format.ratio(pipelinedRatio))
         let floorSummary = Summary(floorRates)
@@ -106,7 +114,7 @@ enum RoundTripBenchmark {
             let vaultTrip = 1 / vaultSummary.median
             let sshTrip = 1 / sshSummary.median
             let floorTrip = 1 / floorSummary.median
-            if placement == .scheduler {
+            if placement == .acrossCores {
                 report.goal("Cheap round trips (across cores): GetPolicy round trip − null peer's, in µs", (vaultTrip - floorTrip) * 1e6, atMost: 3)
             }
             section.add()

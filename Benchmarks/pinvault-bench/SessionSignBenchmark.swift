@@ -28,7 +28,11 @@ enum SessionSignBenchmark {
         section.add("REQUEST_IDENTITIES (11) to both; and Varlink `Sign` of 32 bytes (its reply read to the NUL).")
         section.add("\(parameters.roundTripRounds) rounds of \(signCalls(parameters)) signatures and \(identityCalls(parameters)) identity requests each, PinVault then")
         section.add("ssh-agent in each round, after 50 uncounted calls each.")
-        for placement in [CPUPlacement.oneCore, .scheduler] {
+        section.add()
+        section.add("Judged on one core and where the scheduler puts the parties, as an ssh user runs them; pinned")
+        section.add("across cores (client on CPU 0, servers on CPU 1) each signature pays two cross-CPU wake-ups on")
+        section.add("top of its work, and that figure is shown, not judged (docs/PERFORMANCE.md).")
+        for placement in CPUPlacement.available(cores: cores) {
             let pids = [daemonPid, agent.pid]
             try placement.apply(to: pids, cores: cores)
             defer { try? CPUPlacement.scheduler.apply(to: pids, cores: cores) }
@@ -82,25 +86,32 @@ enum SessionSignBenchmark {
             }.seconds))
         }
 
-        let placed = placement == .oneCore ? "one core" : "across cores"
+        let placed = placement.name
         let ourSignSummary = Summary(ourSigns), theirSignSummary = Summary(theirSigns), varlink = Summary(varlinkSigns)
         let ourList = Summary(ourIdentities), theirList = Summary(theirIdentities)
         let signRatio = (ourSignSummary?.median ?? 0) / (theirSignSummary?.median ?? 1)
         let listRatio = (ourList?.median ?? 0) / (theirList?.median ?? 1)
         let varlinkRatio = (varlink?.median ?? 0) / (theirSignSummary?.median ?? 1)
-        report.goal("Agent signatures (\(placed)): PinVault SIGN_REQUEST/s ÷ ssh-agent SIGN_REQUEST/s", signRatio, atLeast: 10)
-        report.goal("Agent identities (\(placed)): PinVault REQUEST_IDENTITIES/s ÷ ssh-agent's", listRatio, atLeast: 1.5)
-        report.goal("Varlink Sign (\(placed)): Sign/s ÷ ssh-agent SIGN_REQUEST/s", varlinkRatio, atLeast: 10)
+        // Issue 14's goals, on one core and in the scheduler's placement.
+        let judged = placement != .acrossCores
+        if judged {
+            report.goal("Agent signatures (\(placed)): PinVault SIGN_REQUEST/s ÷ ssh-agent SIGN_REQUEST/s", signRatio, atLeast: 10)
+            report.goal("Agent identities (\(placed)): PinVault REQUEST_IDENTITIES/s ÷ ssh-agent's", listRatio, atLeast: 1.5)
+            report.goal("Varlink Sign (\(placed)): Sign/s ÷ ssh-agent SIGN_REQUEST/s", varlinkRatio, atLeast: 10)
+        }
+        func judgedRatio(_ value: Double, _ goal: String) -> String {
+            judged ? "**\(Format.ratio(value))** (goal \(goal))" : Format.ratio(value)
+        }
 
         section.add()
         section.add("**\(placement.title)**")
         section.add()
         section.header("figure", "PinVault (min / median / max)", "ssh-agent (min / median / max)", "ratio of medians")
         section.row("SIGN_REQUEST round trips", Format.summary(ourSignSummary, Format.rate), Format.summary(theirSignSummary, Format.rate),
-                    "**\(Format.ratio(signRatio))** (goal ≥ 10)")
+                    judgedRatio(signRatio, "≥ 10"))
         section.row("REQUEST_IDENTITIES round trips", Format.summary(ourList, Format.rate), Format.summary(theirList, Format.rate),
-                    "**\(Format.ratio(listRatio))** (goal ≥ 1.5)")
-        section.row("Varlink Sign round trips", Format.summary(varlink, Format.rate), "", "**\(Format.ratio(varlinkRatio))** (goal ≥ 10)")
+                    judgedRatio(listRatio, "≥ 1.5"))
+        section.row("Varlink Sign round trips", Format.summary(varlink, Format.rate), "", judgedRatio(varlinkRatio, "≥ 10"))
         if let ourSignSummary, let theirSignSummary, let varlink {
             section.add()
             section.add("Median signature round trip: PinVault's agent \(Format.microseconds(1 / ourSignSummary.median)), Varlink Sign "
