@@ -255,10 +255,20 @@ public enum Daemon {
             let inherited = SocketActivation.inheritedSockets()
             if !inherited.isEmpty {
                 logger.info("using \(inherited.count) socket(s) from systemd")
+                // With the agent off (socket_path = ""), its socket is still told apart by
+                // the shipped path: a unit left unchanged must not get Varlink served on it.
                 let agentPath = configuration.sshAgent.socketPath
-                return try inherited.map { socket throws(ListenerError) in
-                    let isAgent = socket.name == "ssh-agent"
-                        || (socket.name != "varlink" && !agentPath.isEmpty && InheritedSocketPath.of(socket.fd) == agentPath)
+                let knownAgentPath = agentPath.isEmpty ? DaemonConfiguration.SSHAgent().socketPath : agentPath
+                return try inherited.map { socket in
+                    let path = InheritedSocketPath.of(socket.fd)
+                    let isAgent = socket.name == "ssh-agent" || (socket.name != "varlink" && path == knownAgentPath)
+                    if isAgent && agentPath.isEmpty {
+                        throw StartupError(
+                            "systemd passed the ssh-agent socket \(path ?? socket.name), but ssh_agent.socket_path is \"\" "
+                                + "(the agent is off): remove its ListenStream= from pinvaultd.socket, or set socket_path",
+                            .configuration
+                        )
+                    }
                     return (try UnixListener.inherited(fd: socket.fd), isAgent ? .sshAgent : .varlink)
                 }
             }
@@ -271,6 +281,8 @@ public enum Daemon {
             }
             listeners.append((try UnixListener.bind(path: configuration.server.socketPath, mode: mode), .varlink))
             return listeners
+        } catch let error as StartupError {
+            throw error
         } catch {
             throw StartupError("\(error)")
         }

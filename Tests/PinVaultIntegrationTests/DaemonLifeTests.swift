@@ -172,6 +172,28 @@ final class DaemonLifeTests: DaemonTestCase {
         XCTAssertTrue(daemon.log.contains("sshAgentSocket=none"), daemon.log)
     }
 
+    /// The agent turned off while the socket unit still passes its socket: a clear
+    /// configuration error, not Varlink served where ssh looks for an agent.
+    func testSocketActivation_ofTheAgentSocket_withTheAgentOff_isAConfigurationError() throws {
+        daemon = try TestDaemon()
+        try makeSocketDirectory()
+        let arguments = daemon.standardArguments.map { $0 == daemon.sshAgentSocketPath ? "" : $0 }
+        try daemon.start(arguments: arguments, launcher: ("/usr/bin/systemd-socket-activate", [
+            "-l", daemon.sshAgentSocketPath, "-l", daemon.socketPath, "--fdname=ssh-agent:varlink",
+        ]), waitForSocket: false)
+        // The activator execs pinvaultd on the first connection, which waits in its backlog.
+        var waited = 0
+        while !socketFileExists(daemon.socketPath) && waited < 200 {
+            usleep(20_000)
+            waited += 1
+        }
+        let first = try? daemon.connect()
+        XCTAssertEqual(daemon.waitForExit(timeout: 20), 78, daemon.log)
+        _ = first
+        XCTAssertTrue(daemon.log.contains("systemd passed the ssh-agent socket"), daemon.log)
+        XCTAssertTrue(daemon.log.contains("ssh_agent.socket_path is \"\""), daemon.log)
+    }
+
     /// Both sockets from one socket unit, as the shipped pinvaultd.socket passes them:
     /// one name for both, so the agent's is the one bound to `ssh_agent.socket_path`.
     func testSocketActivation_ofOneUnitWithBothSockets_tellsThemApartByPath() throws {
