@@ -17,7 +17,9 @@
 #    - the layout, the conffiles, and ldd (no /opt/swift path, nothing not found);
 #    - pinvaultd runs as the pinvault user (in a network namespace of its own, so it
 #      could reach nothing but its loopback), and pinvault registers, authenticates
-#      and is refused a wrong PIN as another uid;
+#      and is refused a wrong PIN as another uid; its ssh-agent socket lists that
+#      uid's key once unlocked and not after lock; pamtester (from the mirror) signs
+#      in through pam_pinvault.so with the right PIN and is refused a wrong one;
 #    - the upgrade goes over it with both conffiles edited: both are kept and in force.
 #      For this install systemd's runtime directory is made by hand, so the postinst
 #      takes its systemd branch: pinvault-seal-pepper seals the plaintext pepper
@@ -143,9 +145,17 @@ if [ "${1:-}" = --inside ]; then
 		/usr/share/doc/pinvault/copyright /usr/share/doc/pinvault/changelog.Debian.gz \
 		/usr/share/man/man8/pinvaultd.8.gz /usr/share/man/man1/pinvault.1.gz \
 		/usr/share/man/man5/pinvaultd.toml.5.gz /usr/share/man/man8/pinvault-seal-pepper.8.gz \
+		/usr/share/man/man8/pam_pinvault.8.gz /usr/share/pam-configs/pinvault \
 		/etc/pinvault/pinvaultd.toml /etc/pinvault/deny-list.txt; do
 		[ -f "$root$path" ] || fail "$path missing"
 	done
+	# The PAM module beside pam_unix.so, in the multiarch security/ directory.
+	pam_module=$(in_root dpkg -L pinvault | grep '/security/pam_pinvault\.so$' || true)
+	in_root test -f "$pam_module" || fail "pam_pinvault.so is not in the package"
+	[ "$(dirname "$pam_module")" = "$(dirname "$(in_root dpkg -L libpam-modules | grep '/security/pam_unix\.so$')")" ] \
+		|| fail "$pam_module is not beside pam_unix.so"
+	grep -q '^ListenStream=/run/pinvault/ssh-agent.sock$' "$root/lib/systemd/system/pinvaultd.socket" \
+		|| fail "pinvaultd.socket does not list the ssh-agent socket"
 	grep -qx 'ExecStart=/usr/sbin/pinvaultd --config /etc/pinvault/pinvaultd.toml --exit-on-idle-seconds 300' "$root/lib/systemd/system/pinvaultd.service" \
 		|| fail "ExecStart= does not point at /usr/sbin/pinvaultd"
 	conffiles=$(in_root dpkg-query -W -f '${Conffiles}' pinvault)
@@ -160,7 +170,7 @@ if [ "${1:-}" = --inside ]; then
 	[ "$(in_root pinvaultd --version)" = "$upstream" ] || fail "pinvaultd --version: $(in_root pinvaultd --version), expected $upstream"
 
 	step "ldd: no /opt/swift, nothing missing"
-	for binary in /usr/sbin/pinvaultd /usr/bin/pinvault; do
+	for binary in /usr/sbin/pinvaultd /usr/bin/pinvault "$pam_module"; do
 		libraries=$(in_root ldd "$binary")
 		echo "$libraries" | sed "s|^|    $binary: |"
 		if grep -q '/opt/swift\|not found\|libswift\|libFoundation\|libdispatch' <<<"$libraries"; then
@@ -176,6 +186,41 @@ if [ "${1:-}" = --inside ]; then
 	authenticated=$(expect_status 0 "auth" pinvault auth alice@example.org --challenge-hex 00ff10 --pin-stdin --json <<<"$pin")
 	grep -q '"signature"' <<<"$authenticated" || fail "auth answered: $authenticated"
 	expect_status 2 "auth with a wrong PIN" pinvault auth alice@example.org --challenge-hex 00 --pin-stdin <<<"59384712" >/dev/null
+
+	step "the ssh-agent socket: uid $user_uid's key after unlock, none after lock"
+	agent=/run/pinvault/ssh-agent.sock
+	[ "$(in_root stat -c '%U %a' "$agent")" = "pinvault 666" ] || fail "$agent: $(in_root stat -c '%U %a' "$agent" 2>&1)"
+	# REQUEST_IDENTITIES (11) in perl-base (no ssh-add in the root): "type count".
+	identities() {
+		as_uid "$user_uid" "$user_uid" perl -MIO::Socket::UNIX -e '
+			my $s = IO::Socket::UNIX->new(Peer => $ARGV[0]) or die "connect: $!\n";
+			print $s pack("NC", 1, 11);
+			read($s, my $length, 4) == 4 or die "no reply\n";
+			read($s, my $body, unpack("N", $length)) == unpack("N", $length) or die "short reply\n";
+			my ($type, $count) = unpack("CN", $body);
+			print "$type ", $count // 0, "\n";' "$agent"
+	}
+	[ "$(identities)" = "12 0" ] || fail "the agent before unlock answered: $(identities)"
+	expect_status 0 "unlock" pinvault unlock alice@example.org --ttl 5m --pin-stdin <<<"$pin" >/dev/null
+	[ "$(identities)" = "12 1" ] || fail "the agent after unlock answered: $(identities)"
+	expect_status 0 "lock" pinvault lock --all >/dev/null
+	[ "$(identities)" = "12 0" ] || fail "the agent after lock answered: $(identities)"
+
+	step "pam_pinvault through pamtester: a right PIN signs in, a wrong one is counted"
+	apt_get install pamtester >"$root/tmp/pamtester.log" 2>&1 || { cat "$root/tmp/pamtester.log" >&2; fail "apt-get install pamtester"; }
+	grep -q ":$user_uid:" "$root/etc/passwd" || echo "pvuser:x:$user_uid:$user_uid::/nonexistent:/usr/sbin/nologin" >>"$root/etc/passwd"
+	pam_user=$(in_root getent passwd "$user_uid" | cut -d: -f1)
+	expect_status 0 "register a login credential" pinvault register "$pam_user" --label login --pin-stdin <<<"$pin" >/dev/null
+	printf 'auth required pam_pinvault.so socket=%s\n' "$socket" >"$root/etc/pam.d/pinvault-package-test"
+	signed_in=$(in_root pamtester pinvault-package-test "$pam_user" authenticate <<<"$pin" 2>&1) \
+		|| fail "pamtester with the right PIN: $signed_in"
+	grep -q "successfully authenticated" <<<"$signed_in" || fail "pamtester with the right PIN: $signed_in"
+	refused=$(in_root pamtester pinvault-package-test "$pam_user" authenticate <<<"59384712" 2>&1) \
+		&& fail "pamtester took a wrong PIN: $refused"
+	grep -q "Wrong PIN (9 attempts left)" <<<"$refused" || fail "pamtester with a wrong PIN: $refused"
+	rm "$root/etc/pam.d/pinvault-package-test"
+	# The purge checks below count alice's credential alone.
+	expect_status 0 "wipe the login credential" pinvault wipe "$pam_user" --yes --pin-stdin <<<"$pin" >/dev/null
 	stop_daemon
 	[ -f "$root/var/lib/pinvault/vault.sqlite" ] || fail "no vault.sqlite in /var/lib/pinvault"
 	[ -f "$root/var/lib/pinvault/pepper" ] || fail "pinvaultd made no <state>/pepper"
