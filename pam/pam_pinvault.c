@@ -1,5 +1,5 @@
 /*
- * pam_pinvault: sign in with a PinVault PIN (DESIGN §13, docs/PAM.md).
+ * pam_pinvault: sign in with a PinVault PIN (docs/PAM.md).
  *
  * auth: finds the PAM user's credential labelled `label=` with List, asks for its
  * PIN, and has pinvaultd sign a fresh challenge that names this module, the PAM

@@ -76,7 +76,7 @@ struct pv_proof {
     unsigned char public_key[PV_PUBLIC_KEY_BYTES];
     unsigned char signature[PV_SIGNATURE_BYTES];
     bool pin_policy_outdated;
-    /* failedAttemptsCleared (DESIGN §15); 0 when the daemon does not send it. */
+    /* failedAttemptsCleared (docs/PAM.md, "What the user sees"); 0 when the daemon does not send it. */
     int64_t failed_attempts_cleared;
 };
 
