@@ -131,7 +131,8 @@ clean:
 # The PAM module (pam/, docs/PAM.md): C, because PAM loads it into sudo, sshd and
 # login, which must not get the Swift runtime. Linked only to libpam, libc and
 # libsodium; hardened; only the pam_sm_* symbols are exported.
-PAM_BUILD    := $(CURDIR)/.build-pam
+# Relative, as make's targets cannot hold the spaces a checkout's path may have.
+PAM_BUILD    := .build-pam
 PAM_MODULE   := $(PAM_BUILD)/pam_pinvault.so
 PAM_LIBRARY  := pam/pv_connection.c pam/pv_json.c pam/pv_options.c pam/pv_reply.c pam/pv_request.c
 PAM_SOURCES  := pam/pam_pinvault.c $(PAM_LIBRARY)
@@ -149,12 +150,12 @@ pam: deps $(PAM_MODULE)
 
 $(PAM_MODULE): $(PAM_SOURCES) $(PAM_HEADERS) Makefile
 	@mkdir -p $(PAM_BUILD)
-	$(PAM_CC) $(PAM_CFLAGS) $(PAM_LDFLAGS) -o $@ $(PAM_SOURCES) $(PAM_LIBS)
+	$(PAM_CC) $(PAM_CFLAGS) $(PAM_LDFLAGS) -o "$@" $(PAM_SOURCES) $(PAM_LIBS)
 
 $(PAM_BUILD)/pv-tests: pam/tests/pv_tests.c $(PAM_LIBRARY) $(PAM_HEADERS) Makefile
 	@mkdir -p $(PAM_BUILD)
 	$(PAM_CC) -std=gnu11 -O1 -g $(PAM_WARNINGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-o $@ pam/tests/pv_tests.c $(PAM_LIBRARY) $(PAM_LIBS)
+		-o "$@" pam/tests/pv_tests.c $(PAM_LIBRARY) $(PAM_LIBS)
 
 pam-test: deps $(PAM_BUILD)/pv-tests
 	$(PAM_BUILD)/pv-tests
