@@ -331,12 +331,12 @@ deb-packages:
 
 deb: deb-packages
 	@command -v $(SWIFT) >/dev/null || { echo "make deb: $(SWIFT) not found: the build needs the Swift toolchain (README)"; exit 1; }
-	@mkdir -p $(PINVAULT_DEB_DIR)
-	PINVAULT_DEB_DIR=$(PINVAULT_DEB_DIR) PINVAULT_DEB_VERSION=$(PINVAULT_DEB_VERSION) dpkg-buildpackage -b -us -uc \
-		--changes-file=$(DEB_BASENAME).changes --changes-option=-u$(PINVAULT_DEB_DIR) \
-		--buildinfo-file=$(DEB_BASENAME).buildinfo --buildinfo-option=-u$(PINVAULT_DEB_DIR)
-	lintian --fail-on error $(DEB_BASENAME).changes
-	@ls -l $(DEB_BASENAME).deb
+	@mkdir -p "$(PINVAULT_DEB_DIR)"
+	PINVAULT_DEB_DIR="$(PINVAULT_DEB_DIR)" PINVAULT_DEB_VERSION=$(PINVAULT_DEB_VERSION) dpkg-buildpackage -b -us -uc \
+		--changes-file="$(DEB_BASENAME).changes" --changes-option="-u$(PINVAULT_DEB_DIR)" \
+		--buildinfo-file="$(DEB_BASENAME).buildinfo" --buildinfo-option="-u$(PINVAULT_DEB_DIR)"
+	lintian --fail-on error "$(DEB_BASENAME).changes"
+	@ls -l "$(DEB_BASENAME).deb"
 
 # The .deb and its upgrade installed, used, upgraded and purged in a minimal Debian 12
 # root made by mmdebstrap (cached in .build-deb/), with no Swift toolchain in it. As

@@ -338,7 +338,8 @@ if [ "${PACKAGE_TEST_REUSE_DEBS:-}" = 1 ] && [ -f "$package" ] && [ -f "$upgrade
 else
 step "make deb ($version) and its upgrade ($upgrade_version)"
 	make --no-print-directory deb >"$work/deb.log" 2>&1 || { tail -n 40 "$work/deb.log" >&2; fail "make deb (log: $work/deb.log)"; }
-	make --no-print-directory deb PINVAULT_DEB_VERSION="$upgrade_version" PINVAULT_DEB_DIR="$work/upgrade" >"$work/deb-upgrade.log" 2>&1 \
+	# Relative to the repository (where make runs): its path may hold spaces.
+	make --no-print-directory deb PINVAULT_DEB_VERSION="$upgrade_version" PINVAULT_DEB_DIR=".build-deb/upgrade" >"$work/deb-upgrade.log" 2>&1 \
 	|| { tail -n 40 "$work/deb-upgrade.log" >&2; fail "make deb PINVAULT_DEB_VERSION=$upgrade_version (log: $work/deb-upgrade.log)"; }
 fi
 [ -f "$package" ] && [ -f "$upgrade" ] || fail "no $package or $upgrade"
