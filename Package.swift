@@ -124,7 +124,7 @@ let package = Package(
                 "PinVaultSystem", .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "PinVaultTestKit", dependencies: ["PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem"]),
+        .target(name: "PinVaultTestKit", dependencies: ["PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem"]),
 
         // `make bench`: PinVault beside raw Argon2id and ssh-agent, in one run.
         .executableTarget(

@@ -2,6 +2,7 @@
 #include "CPinVaultSystem.h"
 
 #include <errno.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 
@@ -51,4 +52,8 @@ int CPinVaultSystem_get_dumpable(void) {
 
 int CPinVaultSystem_set_thread_name(const char *name) {
     return prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
+void *CPinVaultSystem_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len) {
+    return memmem(haystack, haystack_len, needle, needle_len);
 }

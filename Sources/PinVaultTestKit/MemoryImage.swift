@@ -1,3 +1,4 @@
+import CPinVaultSystem
 import Foundation
 import Glibc
 import PinVaultSystem
@@ -346,13 +347,6 @@ public struct MemoryImage {
         return nil
     }
 
-    /// glibc's `memmem` (a GNU extension the Glibc module does not import).
-    private typealias Memmem = @convention(c) (UnsafeRawPointer?, Int, UnsafeRawPointer?, Int) -> UnsafeMutableRawPointer?
-    private static let memmem: Memmem = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "memmem") else { fatalError("no memmem in libc") }
-        return unsafeBitCast(symbol, to: Memmem.self)
-    }()
-
     /// Offsets of `needle` in `haystack` (glibc's `memmem`, tens of GB/s).
     static func occurrences(of needle: [UInt8], in haystack: UnsafeRawBufferPointer) -> [Int] {
         guard let base = haystack.baseAddress, haystack.count >= needle.count else { return [] }
@@ -361,7 +355,7 @@ public struct MemoryImage {
             guard let patternBase = pattern.baseAddress else { return }
             var offset = 0
             while offset + pattern.count <= haystack.count {
-                guard let hit = memmem(base + offset, haystack.count - offset, patternBase, pattern.count) else { return }
+                guard let hit = CPinVaultSystem_memmem(base + offset, haystack.count - offset, patternBase, pattern.count) else { return }
                 let position = base.distance(to: UnsafeRawPointer(hit))
                 found.append(position)
                 offset = position + 1

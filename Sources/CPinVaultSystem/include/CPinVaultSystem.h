@@ -2,7 +2,7 @@
 #define CPINVAULT_SYSTEM_H
 
 // The few Linux interfaces Swift's Glibc module hides or cannot call (variadic prctl,
-// struct ucred behind _GNU_SOURCE). No logic lives here.
+// struct ucred and memmem behind _GNU_SOURCE). No logic lives here.
 
 #include <sys/types.h>
 #include <sys/epoll.h>
@@ -32,5 +32,8 @@ int CPinVaultSystem_get_dumpable(void);
 
 /// prctl(PR_SET_NAME, name): the thread's name in /proc and in ps/top.
 int CPinVaultSystem_set_thread_name(const char *name);
+
+/// memmem(3): the first occurrence of `needle` in `haystack`, or NULL.
+void *CPinVaultSystem_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len);
 
 #endif
