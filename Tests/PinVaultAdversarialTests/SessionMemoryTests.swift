@@ -25,7 +25,7 @@ final class SessionMemoryTests: XCTestCase {
         guard getuid() == 0 else {
             try RootOnlySuites.skip(self, "reading another process's memory needs root") { XCTSkip($0) }
         }
-        try XCTSkipIf(dlsym(nil, "__tsan_init") != nil, "the scan cannot read a ThreadSanitizer heap")
+        try XCTSkipIf(SanitizedBuild.sanitizer == "ThreadSanitizer", "the scan cannot read a ThreadSanitizer heap")
     }
 
     /// Copies of the seed of `publicKey` in the daemon's memory: 32 bytes before an
