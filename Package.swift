@@ -67,7 +67,7 @@ let package = Package(
         .target(
             name: "PinVaultEngine",
             dependencies: [
-                "PinVaultCore", "PinVaultCrypto", "PinVaultStore", "PinVaultSystem",
+                "PinVaultCore", "PinVaultCrypto", "PinVaultStore", "PinVaultSSHProtocol", "PinVaultSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -65,6 +65,7 @@ enum FillerStore {
         let publicKey = RandomBytes.make(count: 32)
         let isOwn = index >= count
         let header = RecordHeader(
+            purpose: .authenticate,
             ownerUid: isOwn ? geteuid() : firstFillerUid + UInt32(index / 64),
             user: isOwn ? ownUser : "filler-\(index / 8)",
             keyId: try KeyID(publicKey: publicKey),
@@ -84,7 +85,7 @@ enum FillerStore {
         let publicKey = try SigningKeyPair(seed: seed).publicKey
         let pin = try Array(VaultCalls.pin.utf8).withUnsafeBytes { try SecretBytes(copying: $0) }
         return try SeedSealer.seal(
-            seed: seed, pin: pin, pepper: pepper, ownerUid: firstFillerUid, user: "filler-0",
+            seed: seed, pin: pin, pepper: pepper, purpose: .authenticate, ownerUid: firstFillerUid, user: "filler-0",
             keyId: try KeyID(publicKey: publicKey), parameters: fillerKDF)
     }
 

@@ -17,7 +17,8 @@ extension Credential {
             state: State(wire.state),
             lockedUntil: wire.lockedUntil.map(Date.init(unixSeconds:)),
             unregistrationExpiresAt: wire.unregistrationExpiresAt.map(Date.init(unixSeconds:)),
-            unlockedUntil: wire.unlockedUntil.map(Date.init(unixSeconds:))
+            unlockedUntil: wire.unlockedUntil.map(Date.init(unixSeconds:)),
+            purpose: Purpose(wire.purpose)
         )
     }
 
@@ -25,6 +26,18 @@ extension Credential {
     static func decode(_ name: String, in reply: ParameterDecoder) throws(ParameterError) -> Credential {
         guard let object = try reply.object(name, required: true) else { throw ParameterError(name, .missing) }
         return Credential(try VaultCredential(from: object))
+    }
+}
+
+extension Credential.Purpose {
+    /// The public form of a wire purpose.
+    init(_ wire: VaultCredential.Purpose) {
+        switch wire {
+        case .authenticate: self = .authenticate
+        case .ssh: self = .ssh
+        case .login: self = .login
+        case .legacy: self = .legacy
+        }
     }
 }
 

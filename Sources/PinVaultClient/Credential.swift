@@ -15,12 +15,29 @@ public struct Credential: Equatable, Sendable {
         case pendingUnregistration
     }
 
+    /// What a credential's key is for, chosen at registration and never changed: which
+    /// calls and agents may use it (the daemon answers `wrongPurpose` to any other).
+    public enum Purpose: String, Sendable, CaseIterable {
+        /// A relying party's challenges: `authenticate`, and `unlock` + `sign`. The default.
+        case authenticate
+        /// OpenSSH: offered by the ssh-agent sockets once unlocked, which sign only SSH
+        /// logins and SSHSIG signatures (git) with it.
+        case ssh
+        /// pam_pinvault's sign-in.
+        case login
+        /// Made before purposes existed: usable where it was before, under the daemon's
+        /// checks of what each door signs. Never registered anew.
+        case legacy
+    }
+
     /// The account name (1-256 bytes of UTF-8).
     public var user: String
     /// 32 lowercase hex digits identifying the key pair.
     public var keyId: String
     /// Tells apart several credentials of one user.
     public var label: String?
+    /// What the key is for.
+    public var purpose: Purpose
     /// The raw 32-byte Ed25519 public key.
     public var publicKey: [UInt8]
     /// The uid that registered the credential.
@@ -46,7 +63,8 @@ public struct Credential: Equatable, Sendable {
     public init(
         user: String, keyId: String, label: String?, publicKey: [UInt8], ownerUid: UInt32,
         createdAt: Date, lastUsedAt: Date?, failedAttempts: Int, remainingAttempts: Int,
-        state: State, lockedUntil: Date?, unregistrationExpiresAt: Date?, unlockedUntil: Date? = nil
+        state: State, lockedUntil: Date?, unregistrationExpiresAt: Date?, unlockedUntil: Date? = nil,
+        purpose: Purpose = .authenticate
     ) {
         self.user = user
         self.keyId = keyId
@@ -61,5 +79,6 @@ public struct Credential: Equatable, Sendable {
         self.lockedUntil = lockedUntil
         self.unregistrationExpiresAt = unregistrationExpiresAt
         self.unlockedUntil = unlockedUntil
+        self.purpose = purpose
     }
 }

@@ -68,14 +68,19 @@ public final class PinVaultClient: Sendable {
 
     /// Creates a credential for `user`, owned by the caller's uid: a fresh Ed25519 seed
     /// sealed under `pin` (which must meet the policy). Consumes `pin`.
-    public func register(user: String, pin: PIN, label: String? = nil) async throws(PinVaultError) -> Credential {
+    public func register(
+        user: String, pin: PIN, label: String? = nil, purpose: Credential.Purpose = .authenticate
+    ) async throws(PinVaultError) -> Credential {
         let secrets = try PIN.take([(pin, "pin")])
         try ClientLimits.checkUser(user)
         try ClientLimits.checkLabel(label)
+        // Only credentials made before purposes existed are legacy: the daemon would refuse it.
+        guard purpose != .legacy else { throw .invalidParameter("purpose") }
         return try await call(.register, wiping: secrets) { parameters in
             parameters.field("user", user)
             parameters.secretField("pin", secrets[0], encoding: .raw)
             parameters.optionalField("label", label)
+            parameters.field("purpose", purpose.rawValue)
         } decode: { reply throws(ParameterError) in
             try Credential.decode("credential", in: reply)
         }

@@ -54,6 +54,9 @@ extension PinVaultError {
         public static let notUnlocked = Code(.notUnlocked)
         /// The daemon's store or system failed; nothing was changed or counted.
         public static let internalError = Code(.internalError)
+        /// The credential's key is for another `purpose` than this call serves (an
+        /// `ssh` key and `sign`, say). Nothing was counted.
+        public static let wrongPurpose = Code(.wrongPurpose)
 
         // org.varlink.service
 
@@ -106,6 +109,7 @@ extension PinVaultError {
     public static func busy(retryAfter: Duration) -> PinVaultError { .init(Code.busy, .retryAfter(retryAfter)) }
     public static let notUnlocked = PinVaultError(Code.notUnlocked)
     public static let internalError = PinVaultError(Code.internalError)
+    public static func wrongPurpose(_ purpose: Credential.Purpose) -> PinVaultError { .init(Code.wrongPurpose, .purpose(purpose)) }
     public static func invalidParameter(_ parameter: String) -> PinVaultError { .init(Code.invalidParameter, .name(parameter)) }
     public static let permissionDenied = PinVaultError(Code.permissionDenied)
     public static func methodNotFound(_ method: String) -> PinVaultError { .init(Code.methodNotFound, .name(method)) }

@@ -36,6 +36,8 @@ extension PinVaultError {
             return "the credential is not unlocked"
         case .internalError:
             return "the daemon failed internally; nothing was changed"
+        case .wrongPurpose:
+            return "the credential is for \(purpose?.rawValue ?? "another purpose") use, not this"
         case .invalidParameter:
             return "invalid parameter \"\(name ?? "")\""
         case .permissionDenied:

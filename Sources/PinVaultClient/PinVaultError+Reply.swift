@@ -53,6 +53,9 @@ extension PinVaultError {
             return .notUnlocked
         case .internalError:
             return .internalError
+        case .wrongPurpose:
+            let purpose = try p.enumeration("purpose", required: true, as: VaultCredential.Purpose.self) ?? .legacy
+            return .wrongPurpose(Credential.Purpose(purpose))
         }
     }
 

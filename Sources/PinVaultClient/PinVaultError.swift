@@ -32,6 +32,7 @@ public struct PinVaultError: Error, Equatable, Sendable, CustomStringConvertible
         /// The parameter, method or interface an `org.varlink.service` error names.
         case name(String)
         case socket(path: String, errno: Int32)
+        case purpose(Credential.Purpose)
         case reason(String)
     }
 
@@ -77,6 +78,12 @@ public struct PinVaultError: Error, Equatable, Sendable, CustomStringConvertible
     /// `interfaceNotFound`: the interface.
     public var name: String? {
         if case .name(let name) = detail { return name }
+        return nil
+    }
+
+    /// `wrongPurpose`: what the credential's key is for.
+    public var purpose: Credential.Purpose? {
+        if case .purpose(let purpose) = detail { return purpose }
         return nil
     }
 

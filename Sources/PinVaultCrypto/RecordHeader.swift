@@ -1,9 +1,17 @@
 /// The authenticated part of a stored record. Its canonical encoding is mixed into the
-/// box key, so a record moved to another owner or user, or with its KDF parameters or
-/// salt edited, no longer opens. `docs/FORMAT.md` gives the byte layout.
+/// box key, so a record moved to another owner or user, given another purpose, or with
+/// its KDF parameters or salt edited, no longer opens. `docs/FORMAT.md` gives the byte
+/// layout.
+///
+/// Two formats open: version 2, which this code writes for every new credential and
+/// which binds the key's `purpose`, and version 1, the records made before purposes
+/// existed, which read as `legacy` and stay version 1 through every re-seal (ChangePin,
+/// upgrade on use): a purpose is never given to a key after the fact.
 public struct RecordHeader: Hashable, Sendable {
-    /// The format this code writes.
-    public static let currentFormatVersion: UInt8 = 1
+    /// The format new credentials are written in: it holds the purpose.
+    public static let currentFormatVersion: UInt8 = 2
+    /// The format of the records made before purposes existed (`KeyPurpose.legacy`).
+    public static let legacyFormatVersion: UInt8 = 1
     /// Domain-separation tag that opens every encoding.
     static let tag: [UInt8] = Array("pinvault".utf8)
     /// libsodium's `crypto_pwhash_ALG_ARGON2ID13`.
@@ -11,8 +19,10 @@ public struct RecordHeader: Hashable, Sendable {
     /// Salt size (`crypto_pwhash_SALTBYTES`).
     public static let saltSize = 16
 
-    /// The record format; only `currentFormatVersion` opens.
+    /// The record format: 2 for a key with a purpose, 1 for a legacy one; no other opens.
     public var formatVersion: UInt8
+    /// What the key is for; `legacy` exactly when `formatVersion` is 1.
+    public var purpose: KeyPurpose
     /// The uid of the process that registered the credential.
     public var ownerUid: UInt32
     /// The account name, 1–256 bytes of UTF-8.
@@ -25,15 +35,18 @@ public struct RecordHeader: Hashable, Sendable {
     public var salt: [UInt8]
 
     /// A header with the given fields; nothing is checked until it is sealed or opened.
+    /// The format version defaults to the one that holds `purpose`.
     public init(
-        formatVersion: UInt8 = RecordHeader.currentFormatVersion,
+        formatVersion: UInt8? = nil,
+        purpose: KeyPurpose,
         ownerUid: UInt32,
         user: String,
         keyId: KeyID,
         kdf: KDFParameters,
         salt: [UInt8]
     ) {
-        self.formatVersion = formatVersion
+        self.formatVersion = formatVersion ?? purpose.formatVersion
+        self.purpose = purpose
         self.ownerUid = ownerUid
         self.user = user
         self.keyId = keyId
@@ -45,23 +58,28 @@ public struct RecordHeader: Hashable, Sendable {
     /// own limit, 256 bytes, is checked where requests are parsed.
     public static let maximumUserLength = Int(UInt16.max)
 
-    /// True when `canonicalEncoding()` is unambiguous: the user fits its length field
-    /// and the salt has its fixed size. Sealing refuses, and opening fails, otherwise.
+    /// True when `canonicalEncoding()` is unambiguous: a format this code knows, holding
+    /// the purpose (version 2 any but `legacy`, version 1 only `legacy`), a user that fits
+    /// its length field and a salt of its fixed size. Sealing refuses, and opening fails,
+    /// otherwise.
     public var isEncodable: Bool {
-        user.utf8.count <= Self.maximumUserLength && salt.count == Self.saltSize
+        formatVersion == purpose.formatVersion
+            && user.utf8.count <= Self.maximumUserLength && salt.count == Self.saltSize
     }
 
-    /// tag(8) ‖ version(1) ‖ ownerUid(4, BE) ‖ userLength(2, BE) ‖ user ‖ keyId(16)
-    /// ‖ algorithm(1) ‖ opslimit(8, BE) ‖ memlimit(8, BE) ‖ salt(16)
+    /// tag(8) ‖ version(1) ‖ [purpose(1), version 2 only] ‖ ownerUid(4, BE)
+    /// ‖ userLength(2, BE) ‖ user ‖ keyId(16) ‖ algorithm(1) ‖ opslimit(8, BE)
+    /// ‖ memlimit(8, BE) ‖ salt(16)
     ///
     /// `user` is encoded as its exact UTF-8 bytes, without Unicode normalisation.
     /// Only meaningful when `isEncodable`.
     public func canonicalEncoding() -> [UInt8] {
         let userBytes = Array(user.utf8)
         var out = [UInt8]()
-        out.reserveCapacity(8 + 1 + 4 + 2 + userBytes.count + 16 + 1 + 8 + 8 + salt.count)
+        out.reserveCapacity(8 + 1 + 1 + 4 + 2 + userBytes.count + 16 + 1 + 8 + 8 + salt.count)
         out += Self.tag
         out.append(formatVersion)
+        if let purposeByte = purpose.headerByte { out.append(purposeByte) }
         out.appendBigEndian(ownerUid)
         out.appendBigEndian(UInt16(truncatingIfNeeded: userBytes.count))
         out += userBytes

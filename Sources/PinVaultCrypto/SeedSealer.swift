@@ -36,8 +36,10 @@ public enum SeedSealer {
         return key
     }
 
-    /// Seals a 32-byte seed for `ownerUid`/`user`/`keyId` under `pin` and `pepper`, with a
-    /// fresh random 16-byte salt and 24-byte nonce, running Argon2id at `parameters`.
+    /// Seals a 32-byte seed for `ownerUid`/`user`/`keyId` and its `purpose` under `pin`
+    /// and `pepper`, with a fresh random 16-byte salt and 24-byte nonce, running Argon2id
+    /// at `parameters`. The record's format follows the purpose (a legacy key is re-sealed
+    /// in format version 1, as it was made).
     ///
     /// Throws `.invalidLength` for a seed that is not 32 bytes, a user longer than the
     /// header holds, or a pepper that is no longer 32 bytes; `.invalidKDFParameters`
@@ -46,12 +48,14 @@ public enum SeedSealer {
         seed: SecretBytes,
         pin: SecretBytes,
         pepper: Pepper,
+        purpose: KeyPurpose,
         ownerUid: UInt32,
         user: String,
         keyId: KeyID,
         parameters: KDFParameters
     ) throws(CryptoError) -> SealedSeed {
         let header = RecordHeader(
+            purpose: purpose,
             ownerUid: ownerUid,
             user: user,
             keyId: keyId,
@@ -78,6 +82,9 @@ public enum SeedSealer {
             throw CryptoError.invalidLength("user")
         }
         guard header.salt.count == RecordHeader.saltSize else { throw CryptoError.invalidLength("salt") }
+        // A format that does not hold the purpose (a programming error: the headers
+        // this code makes take the purpose's own format).
+        guard header.isEncodable else { throw CryptoError.invalidLength("header") }
         guard nonce.count == SealedSeed.nonceSize else { throw CryptoError.invalidLength("nonce") }
         let pinKey = try PinKDF.deriveKey(pin: pin, salt: header.salt, parameters: header.kdf)
         let key = try boxKey(pinKey: pinKey, pepper: pepper, header: header)
@@ -95,9 +102,10 @@ public enum SeedSealer {
     /// Opens a sealed seed with `pin` and `pepper`, running Argon2id with the record's
     /// own parameters, and returns the 32-byte seed in secret memory.
     ///
-    /// Every mismatch — wrong PIN, wrong pepper, a tampered or moved header, a tampered
-    /// nonce or ciphertext, bad sizes, unsupported parameters, an unknown format
-    /// version — throws `.openFailed` and nothing else. Only failures that say nothing
+    /// Every mismatch — wrong PIN, wrong pepper, a tampered or moved header (its purpose
+    /// too), a tampered nonce or ciphertext, bad sizes, unsupported parameters, an unknown
+    /// format version or one that does not hold the purpose — throws `.openFailed` and
+    /// nothing else. Only failures that say nothing
     /// about the PIN escape as themselves, so a caller never counts them as a wrong
     /// PIN: `.outOfMemory` (Argon2id could not allocate), `.sodiumUnavailable`, and
     /// `.invalidLength("pepper")` for a pepper that was wiped.
@@ -107,8 +115,7 @@ public enum SeedSealer {
         pepper: Pepper
     ) throws(CryptoError) -> SecretBytes {
         let header = sealed.header
-        guard header.formatVersion == RecordHeader.currentFormatVersion,
-              header.isEncodable,
+        guard header.isEncodable,
               PinKDF.isSupported(header.kdf),
               sealed.nonce.count == SealedSeed.nonceSize,
               sealed.ciphertext.count == SealedSeed.ciphertextSize

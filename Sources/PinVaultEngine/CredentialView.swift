@@ -10,6 +10,8 @@ public struct CredentialView: Sendable, Equatable {
     public let user: String
     public let keyId: KeyID
     public let label: String?
+    /// What the key is for (`legacy`: made before purposes existed).
+    public let purpose: KeyPurpose
     /// The raw 32-byte Ed25519 public key.
     public let publicKey: [UInt8]
     public let ownerUid: UInt32

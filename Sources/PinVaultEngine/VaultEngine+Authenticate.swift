@@ -9,7 +9,8 @@ extension VaultEngine {
     func authenticate(_ call: Call, user: String, keyId: KeyID?, pin: SecretBytes, challenge: [UInt8], ownerUid: UInt32?) {
         guard ownerUid == nil || call.caller.isAdmin else { return call.finish(.failure(.permissionDenied)) }
         let owner = ownerUid ?? call.caller.uid
-        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin) { [self] record, seed, wrongPins throws(VaultError) in
+        let use = KeyUse(access: .authenticate, message: challenge)
+        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin, use: use) { [self] record, seed, wrongPins throws(VaultError) in
             try signed(challenge, pin: pin, record: record, seed: seed, failedAttemptsCleared: wrongPins, call: call)
         }
     }
@@ -54,7 +55,9 @@ extension VaultEngine {
         guard violations.isEmpty else { return call.finish(.failure(.pinPolicyViolation(violations))) }
         let owner = call.caller.uid
         withPin(call, owner: owner, user: user, keyId: keyId, pin: currentPin) { [self] record, seed, wrongPins throws(VaultError) in
-            let resealed = try sealSeed(seed, pin: newPin, ownerUid: owner, user: record.user, keyId: record.keyId, call: call)
+            let resealed = try sealSeed(
+                seed, pin: newPin, purpose: record.purpose, ownerUid: owner, user: record.user, keyId: record.keyId, call: call
+            )
             let updated: CredentialRecord = try write(call) { writer in
                 guard let current = try writer.credential(keyId: record.keyId) else {
                     throw VaultError.noSuchCredential

@@ -4,7 +4,7 @@ import PinVaultStore
 
 /// Register, List, Unblock, Reset.
 extension VaultEngine {
-    func register(_ call: Call, user: String, pin: SecretBytes, label: String?) {
+    func register(_ call: Call, user: String, pin: SecretBytes, label: String?, purpose: KeyPurpose) {
         let violations = settings.policy.violations(of: pin)
         guard violations.isEmpty else { return call.finish(.failure(.pinPolicyViolation(violations))) }
         let owner = call.caller.uid
@@ -16,7 +16,7 @@ extension VaultEngine {
                     let keyPair = try SigningKeyPair(seed: seed)
                     return (seed, keyPair, try KeyID(publicKey: keyPair.publicKey))
                 }
-                let sealed = try sealSeed(seed, pin: pin, ownerUid: owner, user: user, keyId: keyId, call: call)
+                let sealed = try sealSeed(seed, pin: pin, purpose: purpose, ownerUid: owner, user: user, keyId: keyId, call: call)
                 let record = CredentialRecord(
                     sealed: sealed, label: label, publicKey: keyPair.publicKey, createdAt: now(),
                     lastUsedAt: nil, failedAttempts: 0, lockedUntil: nil, pendingUnregistration: nil

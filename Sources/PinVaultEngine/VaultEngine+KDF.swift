@@ -13,13 +13,13 @@ extension VaultEngine {
 
     /// Seals `seed` under `pin` with `parameters` (`settings.kdf` when nil): one Argon2id evaluation.
     func sealSeed(
-        _ seed: SecretBytes, pin: SecretBytes, ownerUid: UInt32, user: String, keyId: KeyID,
+        _ seed: SecretBytes, pin: SecretBytes, purpose: KeyPurpose, ownerUid: UInt32, user: String, keyId: KeyID,
         parameters: KDFParameters? = nil, call: Call
     ) throws(VaultError) -> SealedSeed {
         stats.kdfEvaluated()
         return try crypto(call) { () throws(CryptoError) in
             try SeedSealer.seal(
-                seed: seed, pin: pin, pepper: pepper, ownerUid: ownerUid,
+                seed: seed, pin: pin, pepper: pepper, purpose: purpose, ownerUid: ownerUid,
                 user: user, keyId: keyId, parameters: parameters ?? settings.kdf
             )
         }
@@ -33,7 +33,7 @@ extension VaultEngine {
         let upgradedTo = sealedWith.upgraded(to: settings.kdf)
         guard upgradedTo != sealedWith else { return nil }
         return try sealSeed(
-            seed, pin: pin, ownerUid: record.ownerUid, user: record.user, keyId: record.keyId,
+            seed, pin: pin, purpose: record.purpose, ownerUid: record.ownerUid, user: record.user, keyId: record.keyId,
             parameters: upgradedTo, call: call
         )
     }

@@ -17,13 +17,17 @@ extension VaultEngine {
     /// `failedAttemptsCleared` is the one definition every PIN call that succeeds
     /// answers: the wrong PINs this success cleared, that is the credential's
     /// `failedAttempts` just before this attempt was counted.
+    ///
+    /// `use`: the key use the call makes (Authenticate, Unlock), checked by
+    /// `KeyAccess.check` before anything is counted; nil for the calls that manage a
+    /// credential of any purpose (ChangePin, BeginUnregister, Wipe).
     func withPin(
-        _ call: Call, owner: UInt32, user: String, keyId: KeyID?, pin: SecretBytes,
+        _ call: Call, owner: UInt32, user: String, keyId: KeyID?, pin: SecretBytes, use: KeyUse? = nil,
         admitting: (@Sendable (CredentialRecord) throws(VaultError) -> Void)? = nil,
         _ body: @escaping @Sendable (CredentialRecord, SecretBytes, _ failedAttemptsCleared: Int) throws(VaultError) -> VaultResult
     ) {
         onStore(call) { [self] () throws(VaultError) -> VaultResult? in
-            let admitted = try admit(call, owner: owner, user: user, keyId: keyId)
+            let admitted = try admit(call, owner: owner, user: user, keyId: keyId, use: use)
             try admitting?(admitted)
             try onKDF(call) { [self] () throws(VaultError) -> VaultResult in
                 try withVerifiedPin(pin, keyId: admitted.keyId, owner: owner, call: call, body)
@@ -58,25 +62,32 @@ extension VaultEngine {
         }
     }
 
-    /// The one credential `keyId` (or the only credential of `user`) names, for `owner`.
-    func resolve(_ reader: VaultReader, owner: UInt32, user: String, keyId: KeyID?) throws -> CredentialRecord {
+    /// The one credential `keyId` names for `owner`, or without a key id the only one
+    /// of `user`'s that `access` may use (any of them when `access` is nil). When `user`
+    /// holds credentials but none that `access` may use, the first is answered, for the
+    /// caller's purpose check to refuse by name (`WrongPurpose`).
+    func resolve(_ reader: VaultReader, owner: UInt32, user: String, keyId: KeyID?, usableBy access: KeyAccess? = nil) throws -> CredentialRecord {
         let records = try reader.credentials(ownerUid: owner, user: user)
         if let keyId {
             guard let record = records.first(where: { $0.keyId == keyId }) else { throw VaultError.noSuchCredential }
             return record
         }
-        switch records.count {
-        case 0: throw VaultError.noSuchCredential
-        case 1: return records[0]
-        default: throw VaultError.ambiguousCredential(records.map(\.keyId))
+        let usable = access.map { access in records.filter { access.serves($0.purpose) } } ?? records
+        switch usable.count {
+        case 0:
+            guard let first = records.first else { throw VaultError.noSuchCredential }
+            return first
+        case 1: return usable[0]
+        default: throw VaultError.ambiguousCredential(usable.map(\.keyId))
         }
     }
 
     /// On the store queue: the credential a PIN call addresses, if it can take a PIN
-    /// now. Refusals here cost no KDF and count nothing.
-    func admit(_ call: Call, owner: UInt32, user: String, keyId: KeyID?) throws(VaultError) -> CredentialRecord {
+    /// now and serves the call's key `use`. Refusals here cost no KDF and count nothing.
+    func admit(_ call: Call, owner: UInt32, user: String, keyId: KeyID?, use: KeyUse? = nil) throws(VaultError) -> CredentialRecord {
         let now = now()
-        let found = try read(call) { try resolve($0, owner: owner, user: user, keyId: keyId) }
+        let found = try read(call) { try resolve($0, owner: owner, user: user, keyId: keyId, usableBy: use?.access) }
+        try use?.check(found)
         try refuseTamperedCosts(found, call: call)
         let record = try writeCappedTimes(of: found, at: now, call: call)
         switch refusal(for: record, at: now) {
@@ -110,12 +121,6 @@ extension VaultEngine {
         let before: FailureCounter
         /// When the attempt was counted (wall-clock seconds).
         let at: Int64
-    }
-
-    /// On a KDF thread: counts the attempt durably, then checks `pin`. Returns the
-    /// record as counted and its seed; a wrong PIN throws what it earned.
-    func verify(_ pin: SecretBytes, keyId: KeyID, owner: UInt32, call: Call) throws(VaultError) -> (CredentialRecord, SecretBytes) {
-        try check(pin, try countAttempt(keyId: keyId, owner: owner, call: call), call: call)
     }
 
     /// Counts one attempt on the credential in one transaction, re-checking there that

@@ -23,7 +23,8 @@ extension VaultEngine {
                 throw .tooManyCredentials(limit: limit)
             }
         }
-        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin, admitting: admitting) { [self] record, seed, wrongPins throws(VaultError) in
+        let use = KeyUse(access: .unlock, message: nil)
+        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin, use: use, admitting: admitting) { [self] record, seed, wrongPins throws(VaultError) in
             try openSession(
                 call, record: record, seed: seed, pin: pin, ttlSeconds: ttl, boundConnection: boundConnection,
                 failedAttemptsCleared: wrongPins
@@ -58,7 +59,8 @@ extension VaultEngine {
             try writer.update(updated)
             do throws(SessionTable.Refusal) {
                 return try sessions.open(
-                    keyId: record.keyId, owner: record.ownerUid, user: record.user, label: record.label, key: key,
+                    keyId: record.keyId, owner: record.ownerUid, user: record.user, label: record.label,
+                    purpose: record.purpose, key: key,
                     ttlNanoseconds: UInt64(ttlSeconds) * 1_000_000_000, wallUntil: time + ttlSeconds,
                     boundConnection: boundConnection,
                     abandoned: call.isCancelled
@@ -82,26 +84,31 @@ extension VaultEngine {
         )
     }
 
-    func lock(_ call: Call, keyId: KeyID?) {
-        let ended = sessions.end(keyId: keyId, owner: call.caller.uid)
+    func lock(_ call: Call, keyId: KeyID?, access: KeyAccess?) {
+        let ended = sessions.end(keyId: keyId, owner: call.caller.uid) { access?.serves($0) ?? true }
         recordEnded(ended, .locked, caller: call.caller)
         call.finish(.success(.locked(ended.map(\.keyId).sorted { $0.hex < $1.hex })))
     }
 
-    func sign(_ call: Call, keyId: KeyID, message: [UInt8]) {
+    /// Signs with the caller's session on `keyId`, if `access` may sign `message` with
+    /// that key (`KeyAccess.check`, under the table's lock with the session found).
+    func sign(_ call: Call, keyId: KeyID, message: [UInt8], access: KeyAccess) {
         let owner = call.caller.uid
-        switch sessions.sign(message, keyId: keyId, owner: owner, inline: true) {
+        switch sessions.sign(message, keyId: keyId, owner: owner, access: access, inline: true) {
         case .signed(let signature):
             call.finish(.success(.signature(signature)))
         case .notUnlocked:
             call.finish(.failure(.notUnlocked))
+        case .refused(let error):
+            call.finish(.failure(error))
         case .failed(let error):
             call.finish(.failure(failure(error, call)))
         case .overBudget:
             let admission = signingQueue.submitAnswering(uid: owner, isCancelled: call.isCancelled) { [self] in
-                let result: Result<VaultResult, VaultError> = switch sessions.sign(message, keyId: keyId, owner: owner, inline: false) {
+                let result: Result<VaultResult, VaultError> = switch sessions.sign(message, keyId: keyId, owner: owner, access: access, inline: false) {
                 case .signed(let signature): .success(.signature(signature))
                 case .notUnlocked, .overBudget: .failure(.notUnlocked)
+                case .refused(let error): .failure(error)
                 case .failed(let error): .failure(failure(error, call))
                 }
                 return { call.finish(result) }

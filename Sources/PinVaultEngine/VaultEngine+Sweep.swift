@@ -3,14 +3,35 @@ import PinVaultStore
 /// A check of every stored record, in the background: the start reads no row (so it
 /// costs the same at any size), and this sweep then decodes each row in slices on the
 /// store queue, between requests, and reports the rows that do not decode (List and
-/// every lookup leave those out).
+/// every lookup leave those out). It first counts the legacy credentials, through
+/// their own index, and names their number once.
 extension VaultEngine {
     /// Rows decoded per store-queue job: a few milliseconds of the store's time.
     static let sweepSlice = 512
 
     /// Starts the sweep; it logs what it found once it has read the last row.
     public func sweepStoredRecords() {
-        sweep(after: 0, seen: 0, corrupt: [])
+        let admission = storeQueue.submit(uid: UInt32.max) { [self] in
+            reportLegacyCredentials()
+            sweep(after: 0, seen: 0, corrupt: [])
+        }
+        if case .busy = admission {
+            logger.warning("the check of the stored records gave way to a full store queue; it runs again at the next start")
+        }
+    }
+
+    /// One notice when credentials made before key purposes remain (SECURITY.md,
+    /// "Signature domains": they work where they did, under every door's shape check).
+    private func reportLegacyCredentials() {
+        do {
+            let count = try store.read { try $0.legacyCount() }
+            guard count > 0 else { return }
+            logger.notice("credentials made before key purposes (legacy) keep working where they did, each door signing only what it signs for any key; register a key per purpose and retire them (SECURITY.md, \"Signature domains\")", metadata: [
+                "legacyCredentials": "\(count)",
+            ])
+        } catch {
+            logger.error("the legacy credentials could not be counted", metadata: ["error": "\(error)"])
+        }
     }
 
     private func sweep(after rowid: Int64, seen: Int, corrupt: [String]) {

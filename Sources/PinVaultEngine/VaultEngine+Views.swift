@@ -24,6 +24,7 @@ extension VaultEngine {
             user: record.user,
             keyId: record.keyId,
             label: record.label,
+            purpose: record.purpose,
             publicKey: record.publicKey,
             ownerUid: record.ownerUid,
             createdAt: record.createdAt,

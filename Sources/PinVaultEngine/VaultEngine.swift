@@ -177,8 +177,8 @@ public final class VaultEngine: Sendable {
         case .getStats:
             // Aggregates over every uid would tell one user when others authenticate.
             call.finish(caller.isAdmin ? .success(.stats(stats.snapshot(kdf: kdfPool.snapshot))) : .failure(.permissionDenied))
-        case .register(let user, let pin, let label):
-            register(call, user: user, pin: pin, label: label)
+        case .register(let user, let pin, let label, let purpose):
+            register(call, user: user, pin: pin, label: label, purpose: purpose)
         case .list(let user, let ownerUid):
             list(call, user: user, ownerUid: ownerUid)
         case .authenticate(let user, let keyId, let pin, let challenge, let ownerUid):
@@ -199,12 +199,12 @@ public final class VaultEngine: Sendable {
             reset(call)
         case .unlock(let user, let keyId, let pin, let ttlSeconds, let boundConnection):
             unlock(call, user: user, keyId: keyId, pin: pin, ttlSeconds: ttlSeconds, boundConnection: boundConnection)
-        case .lock(let keyId):
-            lock(call, keyId: keyId)
-        case .sign(let keyId, let message):
-            sign(call, keyId: keyId, message: message)
-        case .unlockedKeys:
-            call.finish(.success(.unlockedKeys(sessions.views(owner: caller.uid, wallNow: now()))))
+        case .lock(let keyId, let access):
+            lock(call, keyId: keyId, access: access)
+        case .sign(let keyId, let message, let access):
+            sign(call, keyId: keyId, message: message, access: access)
+        case .unlockedKeys(let access):
+            call.finish(.success(.unlockedKeys(sessions.views(owner: caller.uid, wallNow: now()).filter { access.serves($0.purpose) })))
         }
     }
 

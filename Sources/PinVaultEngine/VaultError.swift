@@ -32,6 +32,13 @@ public enum VaultError: Error, Equatable, Sendable {
     /// No unlock session of the caller on that key (none, expired, locked, or another
     /// uid's: the same answer, so that it tells nothing).
     case notUnlocked
+    /// The credential's key was made for another purpose than this door or method
+    /// serves (`KeyAccess`); refused before any PIN is counted.
+    case wrongPurpose(KeyPurpose)
+    /// The bytes to sign belong to another signature domain: data shaped as an SSH
+    /// userauth request, SSHSIG preimage or certificate given to Authenticate or Sign,
+    /// or anything but SSH data given to an agent (`KeyAccess.check`). Nothing counted.
+    case invalidChallenge
     /// The caller may not do this.
     case permissionDenied
     /// The store or the system failed; the daemon's log says how. Nothing changed.

@@ -6,7 +6,8 @@ import PinVaultCrypto
 public enum VaultRequest: Sendable {
     case getPolicy
     case checkPin(pin: SecretBytes)
-    case register(user: String, pin: SecretBytes, label: String?)
+    /// A new credential for `purpose` (never `legacy`: its door refuses that).
+    case register(user: String, pin: SecretBytes, label: String?, purpose: KeyPurpose)
     case list(user: String?, ownerUid: UInt32?)
     case authenticate(user: String, keyId: KeyID?, pin: SecretBytes, challenge: [UInt8], ownerUid: UInt32?)
     case changePin(user: String, keyId: KeyID?, currentPin: SecretBytes, newPin: SecretBytes)
@@ -22,11 +23,15 @@ public enum VaultRequest: Sendable {
     /// (`bindToConnection`), unique for the daemon's life; the door reports that end
     /// with `VaultEngine.endSessions(boundTo:)`.
     case unlock(user: String, keyId: KeyID?, pin: SecretBytes, ttlSeconds: Int64, boundConnection: UInt64?)
-    /// Ends the caller's session on `keyId`, or all of the caller's sessions.
-    case lock(keyId: KeyID?)
+    /// Ends the caller's session on `keyId`, or all of the caller's sessions — of the
+    /// keys `access` serves, when a door names one (an agent's REMOVE_ALL_IDENTITIES
+    /// ends what it offers, not an app's session).
+    case lock(keyId: KeyID?, access: KeyAccess?)
     /// Signs exactly `message` (non-empty; its door bounds the size) with the caller's
-    /// session on `keyId`: no PIN, no KDF.
-    case sign(keyId: KeyID, message: [UInt8])
-    /// The caller's unlocked credentials (the ssh-agent's REQUEST_IDENTITIES).
-    case unlockedKeys
+    /// session on `keyId`: no PIN, no KDF. `access` is the door's (Varlink Sign, an
+    /// ssh-agent): what it may sign with which key is `KeyAccess.check`'s to decide.
+    case sign(keyId: KeyID, message: [UInt8], access: KeyAccess)
+    /// The caller's unlocked credentials that `access` serves (the ssh-agent's
+    /// REQUEST_IDENTITIES).
+    case unlockedKeys(access: KeyAccess)
 }

@@ -42,7 +42,7 @@ public final class SSHAgentFrontDoor: MessageHandler {
         let caller = Caller(uid: route.peer.uid, pid: route.peer.pid, isAdmin: route.peer.isAdmin)
         switch request {
         case .requestIdentities:
-            submit(.unlockedKeys, caller, route) { result in
+            submit(.unlockedKeys(access: .sshAgent), caller, route) { result in
                 guard case .success(.unlockedKeys(let keys)) = result else { return SSHAgentReply.failure() }
                 return SSHAgentReply.identities(keys.map {
                     .init(publicKey: $0.publicKey, comment: SSHEd25519.comment(user: $0.user, label: $0.label))
@@ -50,18 +50,18 @@ public final class SSHAgentFrontDoor: MessageHandler {
             }
         case .sign(let keyBlob, let data, _):
             guard let keyId = Self.keyId(ofBlob: keyBlob) else { return reply(route, SSHAgentReply.failure()) }
-            submit(.sign(keyId: keyId, message: data), caller, route) { result in
+            submit(.sign(keyId: keyId, message: data, access: .sshAgent), caller, route) { result in
                 guard case .success(.signature(let signature)) = result else { return SSHAgentReply.failure() }
                 return SSHAgentReply.signature(signature)
             }
         case .removeIdentity(let keyBlob):
             guard let keyId = Self.keyId(ofBlob: keyBlob) else { return reply(route, SSHAgentReply.failure()) }
-            submit(.lock(keyId: keyId), caller, route) { result in
+            submit(.lock(keyId: keyId, access: .sshAgent), caller, route) { result in
                 guard case .success(.locked(let keyIds)) = result, !keyIds.isEmpty else { return SSHAgentReply.failure() }
                 return SSHAgentReply.success()
             }
         case .removeAllIdentities:
-            submit(.lock(keyId: nil), caller, route) { result in
+            submit(.lock(keyId: nil, access: .sshAgent), caller, route) { result in
                 guard case .success = result else { return SSHAgentReply.failure() }
                 return SSHAgentReply.success()
             }

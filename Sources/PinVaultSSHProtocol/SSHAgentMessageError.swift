@@ -7,4 +7,9 @@ public enum SSHAgentMessageError: Error, Equatable, Sendable {
     case trailingBytes
     /// A key blob that is not an `ssh-ed25519` key of 32 bytes.
     case notAnEd25519Key
+    /// A name (a string OpenSSH reads as a C string) holding a NUL.
+    case malformedName
+    /// Data to sign that is neither an SSH userauth request nor an SSHSIG preimage
+    /// (`SSHSignedData`).
+    case notSSHData
 }

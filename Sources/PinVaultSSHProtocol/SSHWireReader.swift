@@ -37,6 +37,14 @@ public struct SSHWireReader {
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(length)])
     }
 
+    /// A `string` that OpenSSH reads as a C string (`sshbuf_get_cstring`): one holding
+    /// a NUL is malformed.
+    public mutating func cString() throws(SSHAgentMessageError) -> UnsafeRawBufferPointer {
+        let value = try string()
+        guard !value.contains(0) else { throw .malformedName }
+        return value
+    }
+
     /// Everything not read yet (an extension's contents).
     public mutating func rest() -> UnsafeRawBufferPointer {
         defer { offset = bytes.count }

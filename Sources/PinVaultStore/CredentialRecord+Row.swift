@@ -1,14 +1,14 @@
 import PinVaultCrypto
 
-/// The mapping between `CredentialRecord` and a row of `credentials` (schema v1).
+/// The mapping between `CredentialRecord` and a row of `credentials` (schema v3).
 extension CredentialRecord {
     /// Every column, in the order `init(row:)` reads and `columnValues` writes.
     static let columns = """
         key_id, owner_uid, user, label, public_key, format_version, kdf_opslimit, kdf_memlimit, \
         salt, nonce, sealed_seed, created_at, last_used_at, failed_attempts, locked_until, \
-        unregister_token_hash, unregister_expires_at
+        unregister_token_hash, unregister_expires_at, purpose
         """
-    static let columnCount: Int32 = 17
+    static let columnCount: Int32 = 18
 
     /// The row's values for `columns`; `StoreError.invalidRecord` names the first field
     /// that cannot be stored.
@@ -24,6 +24,7 @@ extension CredentialRecord {
         }
         guard let opslimit = Int64(exactly: header.kdf.opslimit) else { throw StoreError.invalidRecord("opslimit") }
         guard let memlimit = Int64(exactly: header.kdf.memlimit) else { throw StoreError.invalidRecord("memlimit") }
+        guard header.formatVersion == header.purpose.formatVersion else { throw StoreError.invalidRecord("purpose") }
         guard failedAttempts >= 0 else { throw StoreError.invalidRecord("failedAttempts") }
         if let pending = pendingUnregistration, pending.tokenHash.count != PendingUnregistration.tokenHashSize {
             throw StoreError.invalidRecord("unregistration token hash")
@@ -46,6 +47,7 @@ extension CredentialRecord {
             .integer(lockedUntil),
             .blob(pendingUnregistration?.tokenHash),
             .integer(pendingUnregistration?.expiresAt),
+            .text(header.purpose.rawValue),
         ]
     }
 
@@ -76,7 +78,10 @@ extension CredentialRecord {
             let failedAttempts = reader.integer().flatMap(Int.init(exactly:)), failedAttempts >= 0,
             let lockedUntil = reader.optionalInteger(),
             let tokenHash = reader.optionalBlob(count: PendingUnregistration.tokenHashSize),
-            let expiresAt = reader.optionalInteger()
+            let expiresAt = reader.optionalInteger(),
+            let purpose = reader.text().flatMap(KeyPurpose.init(rawValue:)),
+            // A format that does not hold this purpose: edited from outside.
+            version == purpose.formatVersion
         else { throw corrupt() }
 
         let pending: PendingUnregistration?
@@ -86,7 +91,7 @@ extension CredentialRecord {
         default: throw corrupt()
         }
         let header = RecordHeader(
-            formatVersion: version, ownerUid: owner, user: user, keyId: keyId,
+            formatVersion: version, purpose: purpose, ownerUid: owner, user: user, keyId: keyId,
             kdf: KDFParameters(opslimit: opslimit, memlimit: memlimit), salt: salt)
         self.init(
             sealed: SealedSeed(header: header, nonce: nonce, ciphertext: ciphertext),

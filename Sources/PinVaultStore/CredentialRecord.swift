@@ -52,4 +52,6 @@ public struct CredentialRecord: Hashable, Sendable {
     public var ownerUid: UInt32 { sealed.header.ownerUid }
     /// The account name (from the sealed header).
     public var user: String { sealed.header.user }
+    /// What the key is for (from the sealed header; `legacy` for a format-1 record).
+    public var purpose: KeyPurpose { sealed.header.purpose }
 }

@@ -80,6 +80,16 @@ struct CredentialTable {
         return result
     }
 
+    /// Rows made before purposes existed, through the partial index `credentials_legacy`:
+    /// the cost grows with their number, not with the vault's.
+    func legacyCount() throws(StoreError) -> Int {
+        let value = try scope.open().scalar("SELECT count(*) FROM credentials WHERE purpose = 'legacy'")
+        guard case .integer(let count)? = value, let result = Int(exactly: count) else {
+            throw StoreError.sqlite(code: SQLITE_MISMATCH, message: "count(*) returned no integer")
+        }
+        return result
+    }
+
     /// A WHERE clause (fixed SQL, values bound) for the filters given; nil matches any.
     /// One clause per combination, so that SQLite can use the (owner_uid, user) index.
     private static func filter(ownerUid: UInt32?, user: String?) -> (String, [SQLiteValue]) {

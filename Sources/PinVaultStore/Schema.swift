@@ -46,21 +46,43 @@ enum Schema {
             ) STRICT
             """,
         ]),
+        // v3: what each key is for (docs/FORMAT.md §7). Rows made before read `legacy`
+        // (they are format version 1, which holds no purpose). The purpose is also sealed
+        // into the header of every format-2 record; the trigger keeps the column from
+        // ever changing, so a key is never given a purpose after the fact. Whether a
+        // row's purpose and format agree is checked where rows decode (a row that does
+        // not is listed as corrupt), not here: a row damaged from outside must not stop
+        // the migration. The partial index counts the legacy keys at start in time
+        // proportional to their number, not to the vault's.
+        Step(statements: [
+            """
+            ALTER TABLE credentials ADD COLUMN purpose TEXT NOT NULL DEFAULT 'legacy'
+                CHECK (purpose IN ('authenticate', 'ssh', 'login', 'legacy'))
+            """,
+            """
+            CREATE TRIGGER credentials_purpose_is_immutable
+            BEFORE UPDATE OF purpose ON credentials
+            WHEN NEW.purpose IS NOT OLD.purpose
+            BEGIN SELECT RAISE(ABORT, 'a credential''s purpose never changes'); END
+            """,
+            "CREATE INDEX credentials_legacy ON credentials (key_id) WHERE purpose = 'legacy'",
+        ]),
     ]
 
     /// The version after every step has run.
     static var latestVersion: Int { steps.count }
 
-    /// Brings the database to `latestVersion`, one transaction per step, re-reading the
-    /// version inside each transaction so two processes never run the same step twice.
-    /// Refuses a database newer than this code.
-    static func migrate(_ connection: SQLiteConnection) throws(StoreError) {
+    /// Brings the database to `latestVersion` (a test may stop at an earlier `target`,
+    /// to make a vault as an older release wrote it), one transaction per step,
+    /// re-reading the version inside each transaction so two processes never run the
+    /// same step twice. Refuses a database newer than this code.
+    static func migrate(_ connection: SQLiteConnection, to target: Int = latestVersion) throws(StoreError) {
         while true {
             try connection.execute("BEGIN IMMEDIATE")
             do throws(StoreError) {
                 let version = try userVersion(connection)
                 guard version <= latestVersion else { throw StoreError.futureSchema(version) }
-                guard version < latestVersion else {
+                guard version < target else {
                     try connection.execute("COMMIT")
                     return
                 }

@@ -49,6 +49,11 @@ public class VaultReader {
         try table.count(ownerUid: ownerUid, user: user)
     }
 
+    /// Rows that read `legacy`: made before purposes existed.
+    public func legacyCount() throws(StoreError) -> Int {
+        try table.legacyCount()
+    }
+
     /// Every row.
     public func totalCount() throws(StoreError) -> Int {
         try table.count(ownerUid: nil, user: nil)

@@ -36,6 +36,10 @@ extension VaultError {
             append(.notUnlocked, to: buffer)
         case .internalError:
             append(.internalError, to: buffer)
+        case .wrongPurpose(let purpose):
+            append(.wrongPurpose, to: buffer) { $0.field("purpose", purpose.rawValue) }
+        case .invalidChallenge:
+            VarlinkReply.appendError(.invalidParameter(parameter: "challenge"), to: buffer)
         case .permissionDenied:
             VarlinkReply.appendError(.permissionDenied, to: buffer)
         }

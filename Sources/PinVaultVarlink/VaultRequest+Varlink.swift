@@ -22,7 +22,8 @@ extension VaultRequest {
             return .register(
                 user: try user(p),
                 pin: try pin(p, "pin"),
-                label: try text(p, "label", required: false, bytes: ProtocolLimits.labelBytes)
+                label: try text(p, "label", required: false, bytes: ProtocolLimits.labelBytes),
+                purpose: try purpose(p)
             )
         case .list:
             return .list(
@@ -84,11 +85,11 @@ extension VaultRequest {
             let bind = try p.bool("bindToConnection", required: false) ?? false
             return .unlock(user: user, keyId: keyId, pin: pin, ttlSeconds: ttl, boundConnection: bind ? connection : nil)
         case .lock:
-            return .lock(keyId: try p.keyID(required: false))
+            return .lock(keyId: try p.keyID(required: false), access: nil)
         case .sign:
             guard let keyId = try p.keyID(required: true) else { throw ParameterError("keyId", .missing) }
             let challenge = try p.base64("challenge", required: true, decodedBytes: ProtocolLimits.challengeBytes) ?? []
-            return .sign(keyId: keyId, message: challenge)
+            return .sign(keyId: keyId, message: challenge, access: .sign)
         }
     }
 
@@ -108,6 +109,16 @@ extension VaultRequest {
             throw ParameterError(name, .malformed)
         }
         return value
+    }
+
+    /// Register's purpose: one a new credential may have (never `legacy`, which only
+    /// credentials made before purposes existed read as); `authenticate` when absent.
+    private static func purpose(_ p: ParameterDecoder) throws(ParameterError) -> KeyPurpose {
+        guard let name = try p.string("purpose", required: false, bytes: 1...32) else { return .authenticate }
+        guard let purpose = KeyPurpose(rawValue: name), KeyPurpose.registrable.contains(purpose) else {
+            throw ParameterError("purpose", .malformed)
+        }
+        return purpose
     }
 
     private static func pin(_ p: ParameterDecoder, _ name: String) throws(ParameterError) -> SecretBytes {

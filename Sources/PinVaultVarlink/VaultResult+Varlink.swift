@@ -82,6 +82,7 @@ enum VarlinkReplies {
             user: credential.user,
             keyId: credential.keyId.hex,
             label: credential.label,
+            purpose: wire(credential.purpose),
             publicKey: credential.publicKey,
             ownerUid: credential.ownerUid,
             createdAt: credential.createdAt,
@@ -93,6 +94,15 @@ enum VarlinkReplies {
             unregistrationExpiresAt: credential.unregistrationExpiresAt,
             unlockedUntil: credential.unlockedUntil
         )
+    }
+
+    private static func wire(_ purpose: KeyPurpose) -> VaultCredential.Purpose {
+        switch purpose {
+        case .authenticate: .authenticate
+        case .ssh: .ssh
+        case .login: .login
+        case .legacy: .legacy
+        }
     }
 
     private static func wire(_ policy: PinPolicy, _ lockout: LockoutPolicy) -> VaultPinPolicy {

@@ -37,6 +37,9 @@ extension CommandFailure {
                 message += " (pinvault unlock USER)"
             case .internalError:
                 message += " (the daemon's log says why)"
+            case .wrongPurpose:
+                parameters = [("purpose", .string(error.purpose?.rawValue ?? ""))]
+                message += " (pinvault register --purpose makes a key for it)"
             }
         } else {
             switch error.code {

@@ -29,6 +29,9 @@ enum ExitStatus: Int32, CaseIterable {
     case invalidToken = 9
     /// The credential is not unlocked for this user (`sign`): `pinvault unlock` first.
     case notUnlocked = 10
+    /// The credential's key is for another purpose than this command (an `ssh` key and
+    /// `auth` or `sign`, say): use one registered for it. Nothing was counted.
+    case wrongPurpose = 11
     /// The command line is wrong, no terminal to read a secret from, or the daemon
     /// refused a value as malformed (InvalidParameter).
     case usage = 64
@@ -49,6 +52,7 @@ enum ExitStatus: Int32, CaseIterable {
             case .busy: self = .busy
             case .invalidToken, .unregistrationPending: self = .invalidToken
             case .notUnlocked: self = .notUnlocked
+            case .wrongPurpose: self = .wrongPurpose
             case .tooManyCredentials, .internalError: self = .failure
             }
             return
@@ -76,6 +80,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .busy: "the daemon is busy: retry shortly (nothing was counted)"
         case .invalidToken: "invalid or expired token, or an unregistration is pending"
         case .notUnlocked: "the credential is not unlocked (pinvault unlock)"
+        case .wrongPurpose: "the credential's key is for another purpose than this command"
         case .usage: "usage error, no terminal for a secret, or a malformed value"
         case .unavailable: "pinvaultd cannot be reached on its socket"
         }

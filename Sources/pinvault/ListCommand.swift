@@ -7,9 +7,11 @@ struct ListCommand: AsyncParsableCommand {
         commandName: "list",
         abstract: "List your credentials, of one user or all.",
         discussion: """
-            One row per credential: its user, key id, label, state, wrong PINs so far and \
-            left, and when it was last used and created. Admins may list another uid's \
-            credentials with --owner-uid.
+            One row per credential: its user, key id, label, purpose, state, wrong PINs so \
+            far and left, and when it was last used and created. Admins may list another \
+            uid's credentials with --owner-uid. A purpose of legacy marks a credential made \
+            before key purposes existed: it keeps working, but a key registered for one \
+            purpose is safer (pinvault(1), KEY PURPOSES).
             """
     )
 
@@ -31,6 +33,12 @@ struct ListCommand: AsyncParsableCommand {
                     return console.say(user.map { "No credentials for \($0)." } ?? "No credentials.")
                 }
                 StandardStream.output.write(Self.table(credentials, showingOwner: ownerUid != nil).text)
+                let legacy = credentials.filter { $0.purpose == .legacy }.count
+                if legacy > 0 {
+                    console.note(legacy == 1
+                        ? "1 credential is legacy (made before key purposes): register one per purpose and retire it (pinvault(1))"
+                        : "\(legacy) credentials are legacy (made before key purposes): register one per purpose and retire them (pinvault(1))")
+                }
             }
             return .success
         }
@@ -38,12 +46,13 @@ struct ListCommand: AsyncParsableCommand {
 
     /// The credentials as a table; with the OWNER column when another uid's are listed.
     static func table(_ credentials: [Credential], showingOwner: Bool) -> Table {
-        let headers = ["USER", "KEY ID", "LABEL", "STATE", "FAILED/REMAINING", "LAST USED", "CREATED"]
+        let headers = ["USER", "KEY ID", "LABEL", "PURPOSE", "STATE", "FAILED/REMAINING", "LAST USED", "CREATED"]
         let rows = credentials.map { credential in
             [
                 credential.user,
                 credential.keyId,
                 credential.label ?? "-",
+                credential.purpose.rawValue,
                 Self.state(of: credential),
                 "\(credential.failedAttempts)/\(credential.remainingAttempts)",
                 credential.lastUsedAt.map(WireText.time) ?? "never",

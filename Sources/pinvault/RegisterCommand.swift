@@ -1,7 +1,7 @@
 import ArgumentParser
 import PinVaultClient
 
-/// `pinvault register USER [--label LABEL]`
+/// `pinvault register USER [--label LABEL] [--purpose authenticate|ssh|login]`
 struct RegisterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "register",
@@ -10,6 +10,12 @@ struct RegisterCommand: AsyncParsableCommand {
             The PIN is asked twice at the terminal (once from --pin-stdin or --pin-fd) and must \
             meet the policy (pinvault policy). Prints the new key's id and public key, which a \
             relying party keeps to verify signatures.
+
+            The purpose decides, for good, what the key may do: authenticate (the default) \
+            signs a relying party's challenges (auth, and sign after unlock); ssh is offered \
+            to ssh and git by the ssh-agent sockets once unlocked, and signs nothing else; \
+            login is for the PAM module (pam_pinvault) alone. Another purpose needs another \
+            credential.
             """
     )
 
@@ -21,6 +27,9 @@ struct RegisterCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Tells this credential apart from the user's others (an app, a relying party).", valueName: "label"))
     var label: String?
 
+    @Option(help: ArgumentHelp("What the key is for: authenticate, ssh or login.", valueName: "purpose"))
+    var purpose: RegistrablePurpose = .authenticate
+
     @OptionGroup var pins: PinOptions
 
     func run() async throws {
@@ -30,13 +39,17 @@ struct RegisterCommand: AsyncParsableCommand {
             let pin = try input.readNewPIN(prompt: "New PIN for \(user): ")
             let client = try global.connect()
             defer { client.close() }
-            let credential = try await client.register(user: user, pin: pin, label: label)
+            let credential = try await client.register(user: user, pin: pin, label: label, purpose: purpose.purpose)
             console.show(.object([("credential", credential.json)])) {
                 console.say("Registered a credential for \(credential.user)\(credential.label.map { " (\($0))" } ?? "").")
                 StandardStream.output.write(Table(headers: nil, rows: [
                     ["Key ID:", credential.keyId],
+                    ["Purpose:", credential.purpose.rawValue],
                     ["Public key:", WireText.base64(credential.publicKey)],
                 ]).text)
+                if credential.purpose == .ssh {
+                    console.say("pinvault ssh-key \(credential.user) prints its line for authorized_keys and allowed_signers.")
+                }
             }
             return .success
         }

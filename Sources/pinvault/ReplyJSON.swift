@@ -10,6 +10,7 @@ extension Credential {
         var fields: [(String, JSONValue)] = [("user", .string(user)), ("keyId", .string(keyId))]
         if let label { fields.append(("label", .string(label))) }
         fields += [
+            ("purpose", .string(purpose.rawValue)),
             ("publicKey", .string(WireText.base64(publicKey))),
             ("ownerUid", .int(Int(ownerUid))),
             ("createdAt", .string(WireText.time(createdAt))),

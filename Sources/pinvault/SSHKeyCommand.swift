@@ -11,7 +11,9 @@ struct SSHKeyCommand: AsyncParsableCommand {
             Prints `ssh-ed25519 BASE64 USER (LABEL)`, the line for a server's \
             ~/.ssh/authorized_keys, and, after the signer's principal, for git's \
             gpg.ssh.allowedSignersFile. `ssh-keygen -lf` reads it for the fingerprint that \
-            `ssh-add -l` shows once the credential is unlocked.
+            `ssh-add -l` shows once the credential is unlocked. Only for a credential \
+            registered with --purpose ssh (or a legacy one): no other key is ever offered \
+            to ssh (exit status 11).
             """
     )
 
@@ -22,7 +24,11 @@ struct SSHKeyCommand: AsyncParsableCommand {
         try await global.run { console in
             let client = try global.connect()
             defer { client.close() }
-            let chosen = try await CredentialChoice.resolve(credential, client: client)
+            let chosen = try await CredentialChoice.resolve(credential, client: client, purposes: [.ssh, .legacy])
+            guard chosen.purpose == .ssh || chosen.purpose == .legacy else { throw CommandFailure(.wrongPurpose(chosen.purpose)) }
+            if chosen.purpose == .legacy {
+                console.note("this credential is legacy (made before key purposes): register one with --purpose ssh and retire it (pinvault(1))")
+            }
             let line = SSHEd25519.publicKeyLine(
                 publicKey: chosen.publicKey, comment: SSHEd25519.comment(user: chosen.user, label: chosen.label)
             )

@@ -23,7 +23,9 @@ struct SignCommand: AsyncParsableCommand {
             let bytes = try challenge.bytes(standardInputTaken: false)
             let client = try global.connect()
             defer { client.close() }
-            let keyId = try await CredentialChoice.resolve(credential, client: client, preferUnlocked: true).keyId
+            let keyId = try await CredentialChoice.resolve(
+                credential, client: client, purposes: [.authenticate, .legacy], preferUnlocked: true
+            ).keyId
             let signature = try await client.sign(keyId: keyId, challenge: bytes)
             console.show(.object([("signature", .string(WireText.base64(signature)))])) {
                 StandardStream.output.write(Table(headers: nil, rows: [

@@ -8,6 +8,7 @@ import PinVaultTestKit
 /// searches the daemon for each of them.
 struct StoredCredentialRow: Hashable {
     let keyId: String
+    let purpose: KeyPurpose
     let ownerUid: UInt32
     let user: String
     let opslimit: UInt64
@@ -23,18 +24,18 @@ struct StoredCredentialRow: Hashable {
             import sqlite3, sys
             connection = sqlite3.connect(sys.argv[1])
             for row in connection.execute("SELECT key_id, owner_uid, hex(CAST(user AS BLOB)), kdf_opslimit, kdf_memlimit, "
-                                          "hex(salt), hex(nonce), hex(sealed_seed) FROM credentials"):
+                                          "hex(salt), hex(nonce), hex(sealed_seed), purpose FROM credentials"):
                 print(*row)
             """
         let result = try Subprocess.run(python, ["-c", script, stateDirectory + "/vault.sqlite"])
         guard result.status == 0 else { throw TestKitError("reading the rows: \(result)") }
         return try result.standardOutput.split(separator: "\n").map { line in
             let fields = line.split(separator: " ").map(String.init)
-            guard fields.count == 8, let owner = UInt32(fields[1]), let opslimit = UInt64(fields[3]),
-                  let memlimit = UInt64(fields[4])
+            guard fields.count == 9, let owner = UInt32(fields[1]), let opslimit = UInt64(fields[3]),
+                  let memlimit = UInt64(fields[4]), let purpose = KeyPurpose(rawValue: fields[8])
             else { throw TestKitError("unreadable row: \(line)") }
             return StoredCredentialRow(
-                keyId: fields[0], ownerUid: owner, user: String(decoding: bytes(hex: fields[2]), as: UTF8.self),
+                keyId: fields[0], purpose: purpose, ownerUid: owner, user: String(decoding: bytes(hex: fields[2]), as: UTF8.self),
                 opslimit: opslimit, memlimit: memlimit,
                 salt: bytes(hex: fields[5]), nonce: bytes(hex: fields[6]), sealedSeed: bytes(hex: fields[7])
             )
@@ -52,7 +53,7 @@ struct StoredCredentialRow: Hashable {
     func secrets(pin: String, pepper: Pepper) throws -> (pinKey: [UInt8], boxKey: [UInt8], seed: [UInt8]?) {
         guard let keyID = KeyID(hex: keyId) else { throw TestKitError("bad key_id \(keyId)") }
         let header = RecordHeader(
-            ownerUid: ownerUid, user: user, keyId: keyID,
+            purpose: purpose, ownerUid: ownerUid, user: user, keyId: keyID,
             kdf: KDFParameters(opslimit: opslimit, memlimit: memlimit), salt: salt
         )
         let secretPin = try Array(pin.utf8).withUnsafeBytes { try SecretBytes(copying: $0) }

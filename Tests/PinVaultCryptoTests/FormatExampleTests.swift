@@ -18,6 +18,7 @@ final class FormatExampleTests: XCTestCase {
     private func exampleRecord() throws -> SealedSeed {
         let header = RecordHeader(
             formatVersion: 1,
+            purpose: .legacy,
             ownerUid: 1000,
             user: "alice@example.com",
             keyId: try XCTUnwrap(KeyID(hex: keyIdHex)),

@@ -4,13 +4,36 @@ import XCTest
 
 /// The canonical header encoding, byte for byte as docs/FORMAT.md gives it.
 final class RecordHeaderTests: XCTestCase {
-    private func header(user: String = "alice", salt: [UInt8] = Array(0xA0...0xAF)) throws -> RecordHeader {
+    private func header(
+        user: String = "alice", purpose: KeyPurpose = .legacy, salt: [UInt8] = Array(0xA0...0xAF)
+    ) throws -> RecordHeader {
         let keyId = try XCTUnwrap(KeyID(bytes: Array(0..<16)))
         return RecordHeader(
-            ownerUid: 1000, user: user, keyId: keyId, kdf: KDFParameters.default, salt: salt
+            purpose: purpose, ownerUid: 1000, user: user, keyId: keyId, kdf: KDFParameters.default, salt: salt
         )
     }
 
+    /// Format 2: the purpose's byte follows the version.
+    func testCanonicalEncoding_ofFormat2_isTheDocumentedLayout_withThePurposeByte() throws {
+        for (purpose, byte) in [(KeyPurpose.authenticate, "01"), (.ssh, "02"), (.login, "03")] {
+            let expected = [
+                "70696e7661756c74",  // "pinvault"
+                "02",  // format version
+                byte,  // purpose
+                "000003e8",  // owner uid 1000, big-endian
+                "0005",  // user length
+                "616c696365",  // "alice"
+                "000102030405060708090a0b0c0d0e0f",  // keyId
+                "02",  // crypto_pwhash_ALG_ARGON2ID13
+                "0000000000000003",  // opslimit
+                "0000000004000000",  // memlimit, 64 MiB in bytes
+                "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf",  // salt
+            ].joined()
+            XCTAssertEqual(try header(purpose: purpose).canonicalEncoding().hex, expected, "\(purpose)")
+        }
+    }
+
+    /// Format 1, a legacy record's: no purpose byte.
     func testCanonicalEncoding_isTheDocumentedLayout() throws {
         let expected = [
             "70696e7661756c74",  // "pinvault"
@@ -42,5 +65,14 @@ final class RecordHeaderTests: XCTestCase {
         XCTAssertFalse(try header(user: String(repeating: "a", count: 65_536)).isEncodable)
         XCTAssertFalse(try header(salt: Array(0..<15)).isEncodable)
         XCTAssertFalse(try header(salt: Array(0..<17)).isEncodable)
+    }
+
+    func testIsEncodable_requiresTheFormatThatHoldsThePurpose() throws {
+        for purpose in KeyPurpose.allCases {
+            var encoded = try header(purpose: purpose)
+            XCTAssertTrue(encoded.isEncodable, "\(purpose) in its own format")
+            encoded.formatVersion = purpose == .legacy ? 2 : 1
+            XCTAssertFalse(encoded.isEncodable, "\(purpose) in format \(encoded.formatVersion)")
+        }
     }
 }

@@ -11,7 +11,7 @@ final class SeedSealerProductionTests: XCTestCase {
         let keyId = try KeyID(publicKey: SigningKeyPair(seed: seed).publicKey)
 
         let sealed = try SeedSealer.seal(
-            seed: seed, pin: secret("493027"), pepper: pepper, ownerUid: 1000,
+            seed: seed, pin: secret("493027"), pepper: pepper, purpose: .authenticate, ownerUid: 1000,
             user: "alice@example.com", keyId: keyId, parameters: .default
         )
         XCTAssertEqual(sealed.header.kdf, KDFParameters(opslimit: 3, memlimit: 64 << 20))

@@ -16,12 +16,13 @@ final class SeedSealerTests: XCTestCase {
 
     private func seal(
         pin: String = "493027",
+        purpose: KeyPurpose = .authenticate,
         ownerUid: UInt32 = 1000,
         user: String = "alice@example.com",
         parameters: KDFParameters = weakParameters
     ) throws -> SealedSeed {
         try SeedSealer.seal(
-            seed: seed, pin: secret(pin), pepper: pepper, ownerUid: ownerUid, user: user,
+            seed: seed, pin: secret(pin), pepper: pepper, purpose: purpose, ownerUid: ownerUid, user: user,
             keyId: keyId, parameters: parameters
         )
     }
@@ -88,10 +89,66 @@ final class SeedSealerTests: XCTestCase {
 
     func testOpen_withTamperedFormatVersion_fails() throws {
         var sealed = try seal()
-        sealed.header.formatVersion = 2
-        try assertDoesNotOpen(sealed, "format version 2")
-        sealed.header.formatVersion = 0
-        try assertDoesNotOpen(sealed, "format version 0")
+        for version: UInt8 in [0, 1, 3, 255] {
+            sealed.header.formatVersion = version
+            try assertDoesNotOpen(sealed, "format version \(version)")
+        }
+        var legacy = try seal(purpose: .legacy)
+        for version: UInt8 in [0, 2, 3] {
+            legacy.header.formatVersion = version
+            try assertDoesNotOpen(legacy, "legacy record as format version \(version)")
+        }
+    }
+
+    // MARK: Purposes
+
+    func testSeal_writesFormat2WithThePurpose_andALegacyKeyInFormat1() throws {
+        for purpose in KeyPurpose.registrable {
+            let sealed = try seal(purpose: purpose)
+            XCTAssertEqual(sealed.header.formatVersion, 2, "\(purpose)")
+            XCTAssertEqual(sealed.header.purpose, purpose)
+            XCTAssertTrue(try SeedSealer.open(sealed, pin: secret("493027"), pepper: pepper).constantTimeEquals(seed))
+        }
+        let legacy = try seal(purpose: .legacy)
+        XCTAssertEqual(legacy.header.formatVersion, 1)
+        XCTAssertTrue(try SeedSealer.open(legacy, pin: secret("493027"), pepper: pepper).constantTimeEquals(seed))
+    }
+
+    /// The purpose is sealed in: a row whose purpose column was edited (to make an
+    /// app's key an ssh one, say) does not open, whatever the PIN.
+    func testOpen_withAnotherPurpose_fails() throws {
+        for purpose in KeyPurpose.registrable {
+            for other in KeyPurpose.registrable where other != purpose {
+                var sealed = try seal(purpose: purpose)
+                sealed.header.purpose = other
+                try assertDoesNotOpen(sealed, "\(purpose) as \(other)")
+            }
+        }
+    }
+
+    /// A key cannot be made legacy (usable by every door) by editing its row, nor a
+    /// legacy key given a purpose: either edit leaves a format that does not hold it,
+    /// and changing the format too changes the header the box key was made from.
+    func testOpen_ofAPurposeBoundKeyPassedOffAsLegacy_orTheReverse_fails() throws {
+        var bound = try seal(purpose: .ssh)
+        bound.header.purpose = .legacy
+        try assertDoesNotOpen(bound, "ssh as legacy, format 2")
+        bound.header.formatVersion = 1
+        try assertDoesNotOpen(bound, "ssh as legacy, format 1")
+        var legacy = try seal(purpose: .legacy)
+        legacy.header.purpose = .authenticate
+        try assertDoesNotOpen(legacy, "legacy as authenticate, format 1")
+        legacy.header.formatVersion = 2
+        try assertDoesNotOpen(legacy, "legacy as authenticate, format 2")
+    }
+
+    func testSeal_ofAHeaderWhoseFormatDoesNotHoldItsPurpose_isRefused() throws {
+        var header = try seal().header
+        header.formatVersion = 1
+        let seed = self.seed!, pepper = self.pepper!
+        assertThrows(.invalidLength("header")) {
+            try SeedSealer.seal(seed: seed, pin: secret("493027"), pepper: pepper, header: header, nonce: RandomBytes.make(count: 24))
+        }
     }
 
     func testOpen_withTamperedOwnerUid_fails() throws {
@@ -202,7 +259,7 @@ final class SeedSealerTests: XCTestCase {
         let pin = try secret("493027")
         assertThrows(.invalidLength("seed")) {
             try SeedSealer.seal(
-                seed: short, pin: pin, pepper: pepper, ownerUid: 1, user: "a", keyId: keyId,
+                seed: short, pin: pin, pepper: pepper, purpose: .authenticate, ownerUid: 1, user: "a", keyId: keyId,
                 parameters: weakParameters
             )
         }
@@ -222,7 +279,7 @@ final class SeedSealerTests: XCTestCase {
         let old = try seal(pin: "493027")
         let opened = try SeedSealer.open(old, pin: secret("493027"), pepper: pepper)
         let new = try SeedSealer.seal(
-            seed: opened, pin: secret("816204"), pepper: pepper, ownerUid: old.header.ownerUid,
+            seed: opened, pin: secret("816204"), pepper: pepper, purpose: old.header.purpose, ownerUid: old.header.ownerUid,
             user: old.header.user, keyId: old.header.keyId, parameters: old.header.kdf
         )
         XCTAssertNotEqual(new.header.salt, old.header.salt)
@@ -245,7 +302,7 @@ final class SeedSealerTests: XCTestCase {
         let weak = try seal(parameters: weakParameters)
         let opened = try SeedSealer.open(weak, pin: secret("493027"), pepper: pepper)
         let upgraded = try SeedSealer.seal(
-            seed: opened, pin: secret("493027"), pepper: pepper, ownerUid: weak.header.ownerUid,
+            seed: opened, pin: secret("493027"), pepper: pepper, purpose: weak.header.purpose, ownerUid: weak.header.ownerUid,
             user: weak.header.user, keyId: weak.header.keyId, parameters: stronger
         )
         XCTAssertEqual(upgraded.header.kdf, stronger)

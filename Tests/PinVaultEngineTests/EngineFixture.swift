@@ -100,8 +100,12 @@ final class EngineFixture {
 
     /// Registers a credential for `user` (as `caller`, the fixture's own by default)
     /// through the engine and waits for it.
-    func register(user: String, pin: String, label: String? = nil, as caller: Caller? = nil) throws -> KeyID {
-        guard case .success(.credential(let credential)) = submit(.register(user: user, pin: try secret(pin), label: label), as: caller)
+    func register(
+        user: String, pin: String, label: String? = nil, purpose: KeyPurpose = .authenticate, as caller: Caller? = nil
+    ) throws -> KeyID {
+        guard case .success(.credential(let credential)) = submit(
+            .register(user: user, pin: try secret(pin), label: label, purpose: purpose), as: caller
+        )
         else {
             throw POSIXError(.EINVAL)
         }

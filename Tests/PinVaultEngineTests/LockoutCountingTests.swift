@@ -66,7 +66,9 @@ final class LockoutCountingTests: XCTestCase {
         let kdfRuns = fixture.kdfEvaluations
 
         XCTAssertThrowsError(try count(fixture, keyId)) { XCTAssertEqual($0 as? VaultError, .credentialBlocked) }
-        XCTAssertThrowsError(try fixture.engine.verify(try fixture.secret(pin), keyId: keyId, owner: fixture.caller.uid, call: fixture.call)) {
+        XCTAssertThrowsError(try fixture.engine.withVerifiedPin(
+            try fixture.secret(pin), keyId: keyId, owner: fixture.caller.uid, call: fixture.call
+        ) { _, _, _ in .empty }) {
             XCTAssertEqual($0 as? VaultError, .credentialBlocked, "even the right PIN")
         }
         XCTAssertEqual(fixture.kdfEvaluations, kdfRuns, "no KDF ran for the refused attempts")

@@ -44,7 +44,7 @@ final class SessionTests: XCTestCase {
     }
 
     private func sign(_ f: EngineFixture, _ keyId: KeyID, as who: Caller? = nil) -> Result<VaultResult, VaultError> {
-        f.submit(.sign(keyId: keyId, message: message), as: who)
+        f.submit(.sign(keyId: keyId, message: message, access: .sign), as: who)
     }
 
     private func isUnlocked(_ f: EngineFixture, _ keyId: KeyID, as who: Caller? = nil) -> Bool {
@@ -82,11 +82,11 @@ final class SessionTests: XCTestCase {
         _ = try unlock(f, keyId)
         XCTAssertEqual(sign(f, keyId, as: other).failure, .notUnlocked, "another uid signed")
         XCTAssertEqual(sign(f, keyId, as: admin).failure, .notUnlocked, "an admin signed with a user's session")
-        guard case .success(.unlockedKeys(let keys)) = f.submit(.unlockedKeys, as: other) else { return XCTFail() }
+        guard case .success(.unlockedKeys(let keys)) = f.submit(.unlockedKeys(access: .sign), as: other) else { return XCTFail() }
         XCTAssertTrue(keys.isEmpty, "another uid sees the identity")
-        guard case .success(.locked(let locked)) = f.submit(.lock(keyId: keyId), as: other) else { return XCTFail() }
+        guard case .success(.locked(let locked)) = f.submit(.lock(keyId: keyId, access: nil), as: other) else { return XCTFail() }
         XCTAssertTrue(locked.isEmpty)
-        _ = f.submit(.lock(keyId: nil), as: other)
+        _ = f.submit(.lock(keyId: nil, access: nil), as: other)
         XCTAssertTrue(isUnlocked(f, keyId), "another uid's Lock ended the session")
         // Nor can it unlock it with the right PIN: the credential is not its.
         XCTAssertEqual(try unlock(f, keyId, as: other).failure, .noSuchCredential)
@@ -97,7 +97,7 @@ final class SessionTests: XCTestCase {
         let keyId = try f.register(user: "alice", pin: pin, label: "laptop")
         _ = try f.register(user: "bob", pin: pin)
         _ = try unlock(f, keyId)
-        guard case .success(.unlockedKeys(let keys)) = f.submit(.unlockedKeys) else { return XCTFail() }
+        guard case .success(.unlockedKeys(let keys)) = f.submit(.unlockedKeys(access: .sign)) else { return XCTFail() }
         XCTAssertEqual(keys.map(\.keyId), [keyId])
         XCTAssertEqual(keys.first?.user, "alice")
         XCTAssertEqual(keys.first?.label, "laptop")
@@ -135,7 +135,7 @@ final class SessionTests: XCTestCase {
             guard var record = try writer.credential(keyId: keyId) else { return }
             let seed = try SeedSealer.open(record.sealed, pin: try f.secret(pin), pepper: f.engine.pepper)
             record.sealed = try SeedSealer.seal(
-                seed: seed, pin: try f.secret(pin), pepper: f.engine.pepper, ownerUid: record.ownerUid,
+                seed: seed, pin: try f.secret(pin), pepper: f.engine.pepper, purpose: record.purpose, ownerUid: record.ownerUid,
                 user: record.user, keyId: keyId, parameters: weak
             )
             try writer.update(record)
@@ -229,12 +229,12 @@ final class SessionTests: XCTestCase {
         let b = try f.register(user: "alice", pin: pin, label: "b")
         _ = try unlock(f, a)
         _ = try unlock(f, b)
-        guard case .success(.locked(let one)) = f.submit(.lock(keyId: a)) else { return XCTFail() }
+        guard case .success(.locked(let one)) = f.submit(.lock(keyId: a, access: nil)) else { return XCTFail() }
         XCTAssertEqual(one, [a])
         XCTAssertFalse(isUnlocked(f, a))
         XCTAssertTrue(isUnlocked(f, b))
         _ = try unlock(f, a)
-        guard case .success(.locked(let all)) = f.submit(.lock(keyId: nil)) else { return XCTFail() }
+        guard case .success(.locked(let all)) = f.submit(.lock(keyId: nil, access: nil)) else { return XCTFail() }
         XCTAssertEqual(Set(all), [a, b])
         XCTAssertFalse(isUnlocked(f, a) || isUnlocked(f, b))
     }
@@ -256,7 +256,7 @@ final class SessionTests: XCTestCase {
         let keyId = try f.register(user: "alice", pin: pin)
         let key = try ProtectedSigningKey(seed: try SecretBytes.random(count: 32))
         XCTAssertThrowsError(try f.engine.sessions.open(
-            keyId: keyId, owner: f.caller.uid, user: "alice", label: nil, key: key,
+            keyId: keyId, owner: f.caller.uid, user: "alice", label: nil, purpose: .authenticate, key: key,
             ttlNanoseconds: 1_000_000_000, wallUntil: 0, boundConnection: 9, abandoned: { true }
         )) { XCTAssertEqual($0 as? SessionTable.Refusal, .abandoned) }
         XCTAssertEqual(f.engine.sessions.count, 0, "a session opened for a connection that had gone")
@@ -353,7 +353,7 @@ final class SessionTests: XCTestCase {
         let f = try fixture()
         let keyId = try f.register(user: "alice", pin: pin)
         _ = try unlock(f, keyId)
-        guard case .signed(let signature) = f.engine.sessions.sign(message, keyId: keyId, owner: f.caller.uid, inline: false)
+        guard case .signed(let signature) = f.engine.sessions.sign(message, keyId: keyId, owner: f.caller.uid, access: .sign, inline: false)
         else { return XCTFail("not signed") }
         XCTAssertTrue(message.withUnsafeBytes { Ed25519.verify(signature: signature, message: $0, publicKey: try! publicKey(f, keyId)) })
     }
@@ -370,7 +370,7 @@ extension Result where Failure == VaultError {
 extension EngineFixture {
     /// Registers a credential owned by `who`.
     static func registerAs(_ f: EngineFixture, _ who: Caller, user: String, pin: String) throws -> KeyID {
-        guard case .success(.credential(let credential)) = f.submit(.register(user: user, pin: try f.secret(pin), label: nil), as: who)
+        guard case .success(.credential(let credential)) = f.submit(.register(user: user, pin: try f.secret(pin), label: nil, purpose: .authenticate), as: who)
         else { throw POSIXError(.EINVAL) }
         return credential.keyId
     }

@@ -4,7 +4,7 @@ import XCTest
 
 final class VaultModelTests: XCTestCase {
     private let credential = VaultCredential(
-        user: "alice@example.org", keyId: "00112233445566778899aabbccddeeff", label: "bank",
+        user: "alice@example.org", keyId: "00112233445566778899aabbccddeeff", label: "bank", purpose: .ssh,
         publicKey: Array(0..<32), ownerUid: 1000, createdAt: 1_767_225_600, lastUsedAt: 2_200_000_000,
         failedAttempts: 2, remainingAttempts: 8, state: .throttled, lockedUntil: 1_767_225_630,
         unregistrationExpiresAt: nil, unlockedUntil: 1_767_229_200
@@ -24,7 +24,7 @@ final class VaultModelTests: XCTestCase {
         XCTAssertEqual(
             text(of: buffer),
             #"{"user":"alice@example.org","keyId":"00112233445566778899aabbccddeeff","label":"bank","#
-                + #""publicKey":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=","ownerUid":1000,"#
+                + #""purpose":"ssh","publicKey":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=","ownerUid":1000,"#
                 + #""createdAt":"2026-01-01T00:00:00Z","lastUsedAt":"2039-09-18T23:06:40Z","failedAttempts":2,"#
                 + #""remainingAttempts":8,"state":"throttled","lockedUntil":"2026-01-01T00:00:30Z","#
                 + #""unlockedUntil":"2026-01-01T01:00:00Z"}"#
@@ -43,6 +43,21 @@ final class VaultModelTests: XCTestCase {
         try withParameters(text) { parameters in
             XCTAssertThrowsError(try VaultCredential(from: parameters)) { error in
                 XCTAssertEqual(error as? ParameterError, ParameterError("state", .malformed))
+            }
+        }
+    }
+
+    /// A daemon of the second release sends no purpose: its credentials are legacy.
+    func testCredential_withoutAPurpose_isLegacy_andWithAnUnknownOne_namesTheField() throws {
+        let buffer = ReplyBuffer()
+        JSONWriter.writeObject(into: buffer) { credential.writeFields(&$0) }
+        let written = text(of: buffer)
+        try withParameters(written.replacing(#""purpose":"ssh","#, with: "")) { parameters in
+            XCTAssertEqual(try VaultCredential(from: parameters).purpose, .legacy)
+        }
+        try withParameters(written.replacing(#""ssh""#, with: #""smtp""#)) { parameters in
+            XCTAssertThrowsError(try VaultCredential(from: parameters)) { error in
+                XCTAssertEqual(error as? ParameterError, ParameterError("purpose", .malformed))
             }
         }
     }
@@ -66,6 +81,8 @@ final class VaultModelTests: XCTestCase {
     func testEnums_spellTheInterfaceFilesValues() {
         XCTAssertEqual(VaultCredential.State.allCases.map(\.rawValue), ["active", "throttled", "blocked", "pendingUnregistration"])
         XCTAssertEqual(VaultPinPolicy.OnMaxAttempts.allCases.map(\.rawValue), ["block", "wipe"])
+        XCTAssertEqual(VaultCredential.Purpose.allCases.map(\.rawValue), ["authenticate", "ssh", "login", "legacy"])
+        XCTAssertTrue(VaultInterface.description.contains("purpose: (authenticate, ssh, login, legacy)"))
         XCTAssertTrue(VaultInterface.description.contains("state: (active, throttled, blocked, pendingUnregistration)"))
         XCTAssertTrue(VaultInterface.description.contains("onMaxAttempts: (block, wipe)"))
     }
@@ -73,7 +90,9 @@ final class VaultModelTests: XCTestCase {
     func testMethodNames_areQualifiedWithTheInterface() {
         XCTAssertEqual(VaultMethod.allCases.count, 16, "13 of the first release, and Unlock, Lock, Sign")
         XCTAssertEqual(VaultMethod.authenticate.qualifiedName, "io.pinvault.Vault.Authenticate")
-        XCTAssertEqual(VaultErrorName.allCases.count, 13, "the 11 errors of the first release, InternalError and NotUnlocked")
+        XCTAssertEqual(
+            VaultErrorName.allCases.count, 14, "the 11 errors of the first release, InternalError, NotUnlocked and WrongPurpose"
+        )
         XCTAssertEqual(VaultErrorName(qualifiedName: "io.pinvault.Vault.WrongPin"), .wrongPin)
         XCTAssertNil(VaultErrorName(qualifiedName: "org.varlink.service.WrongPin"))
     }

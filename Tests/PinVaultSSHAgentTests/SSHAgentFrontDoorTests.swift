@@ -42,9 +42,9 @@ final class SSHAgentFrontDoorTests: XCTestCase {
         return object["parameters"] as? [String: Any] ?? [:]
     }
 
-    /// Registers and unlocks a credential of `peer`; its raw public key.
-    private func unlocked(_ user: String, label: String? = nil, as peer: Peer? = nil) throws -> [UInt8] {
-        var parameters: [String: Any] = ["user": user, "pin": pin]
+    /// Registers and unlocks a credential of `peer` (an ssh key unless told); its raw public key.
+    private func unlocked(_ user: String, label: String? = nil, purpose: String = "ssh", as peer: Peer? = nil) throws -> [UInt8] {
+        var parameters: [String: Any] = ["user": user, "pin": pin, "purpose": purpose]
         if let label { parameters["label"] = label }
         let credential = try varlink("Register", parameters, as: peer)["credential"] as? [String: Any]
         try varlink("Unlock", ["user": user, "keyId": credential?["keyId"] as? String ?? "", "pin": pin, "ttlSeconds": 60], as: peer)
@@ -65,6 +65,29 @@ final class SSHAgentFrontDoorTests: XCTestCase {
         string(blob(key)) + string(data) + [0, 0, 0, flags]
     }
 
+    /// What ssh asks an agent to sign to log in with `key` (RFC 4252 §7).
+    private func userauth(_ key: [UInt8], hostbound: Bool = false) -> [UInt8] {
+        SSHSignedData.UserauthRequest(
+            sessionIdentifier: Array(repeating: 7, count: 32), user: Array("alice".utf8), service: Array("ssh-connection".utf8),
+            method: Array((hostbound ? "publickey-hostbound-v00@openssh.com" : "publickey").utf8),
+            algorithm: Array("ssh-ed25519".utf8), keyBlob: blob(key),
+            hostKeyBlob: hostbound ? blob(Array(repeating: 9, count: 32)) : nil
+        ).encoded
+    }
+
+    /// What `ssh-keygen -Y sign -n git` asks an agent to sign.
+    private let sshsig = SSHSignedData.SSHSIGPreimage(
+        namespace: Array("git".utf8), reserved: [], hashAlgorithm: Array("sha512".utf8), hash: Array(repeating: 5, count: 64)
+    ).encoded
+
+    /// The signature in a SIGN_RESPONSE, after checking its frame; nil for anything else.
+    private func signature(in reply: [UInt8]) -> [UInt8]? {
+        guard reply.count == 4 + 1 + 4 + 83, reply[4] == 14 else { return nil }
+        let signatureBlob = Array(reply[9...])
+        guard Array(signatureBlob.prefix(15)) == string(Array("ssh-ed25519".utf8)) else { return nil }
+        return Array(signatureBlob.suffix(64))
+    }
+
     private let failure: [UInt8] = [0, 0, 0, 1, 5]
     private let success: [UInt8] = [0, 0, 0, 1, 6]
 
@@ -73,32 +96,54 @@ final class SSHAgentFrontDoorTests: XCTestCase {
     func testRequestIdentities_listsOnlyTheCallersUnlockedKeys_withTheirComments() throws {
         XCTAssertEqual(agent(11), SSHAgentReply.identities([]))
         let laptop = try unlocked("alice", label: "laptop")
-        _ = try varlink("Register", ["user": "bob", "pin": pin])  // registered, never unlocked
+        _ = try varlink("Register", ["user": "bob", "pin": pin, "purpose": "ssh"])  // registered, never unlocked
         XCTAssertEqual(agent(11), SSHAgentReply.identities([.init(publicKey: laptop, comment: "alice (laptop)")]))
         XCTAssertEqual(agent(11, as: mallory), SSHAgentReply.identities([]), "another uid sees the identity")
     }
 
-    func testSignRequest_signsTheDataWithTheUnlockedKey_whateverTheFlags() throws {
+    func testSignRequest_signsALoginAndAnSSHSIG_withTheUnlockedKey_whateverTheFlags() throws {
         let key = try unlocked("alice")
-        let data = Array("session id and userauth request".utf8)
-        for flags: UInt8 in [0, 2, 4] {
-            let reply = agent(13, signRequest(key, data, flags: flags))
-            XCTAssertEqual(reply.count, 4 + 1 + 4 + 83)
-            XCTAssertEqual(reply[4], 14)
-            let signatureBlob = Array(reply[9...])
-            XCTAssertEqual(Array(signatureBlob.prefix(15)), string(Array("ssh-ed25519".utf8)))
-            let signature = Array(signatureBlob.suffix(64))
-            XCTAssertTrue(data.withUnsafeBytes { Ed25519.verify(signature: signature, message: $0, publicKey: key) }, "flags \(flags)")
+        for data in [userauth(key), userauth(key, hostbound: true), sshsig] {
+            for flags: UInt8 in [0, 2, 4] {
+                let signed = try XCTUnwrap(signature(in: agent(13, signRequest(key, data, flags: flags))), "flags \(flags)")
+                XCTAssertTrue(data.withUnsafeBytes { Ed25519.verify(signature: signed, message: $0, publicKey: key) }, "flags \(flags)")
+            }
         }
+    }
+
+    /// A relying party's raw challenge, or a login request made for another key, is not
+    /// signed by an ssh key: the agent signs SSH data only.
+    func testSignRequest_ofAnythingButSSHDataForThisKey_fails() throws {
+        let key = try unlocked("alice")
+        let other = try unlocked("alice", label: "other")
+        for data in [Array(repeating: 0x41, count: 32), Array("session id and userauth request".utf8), [1], userauth(other)] {
+            XCTAssertEqual(agent(13, signRequest(key, data)), failure, "\(data.count) bytes")
+        }
+        XCTAssertNotNil(signature(in: agent(13, signRequest(key, userauth(key)))), "the key still signs")
+    }
+
+    /// A key made to authenticate to apps is neither listed nor used by the agent,
+    /// unlocked or not, and the agent's remove-all leaves its session alone.
+    func testAnAuthenticateKey_isNotListed_norSigns_norLocked_byTheAgent() throws {
+        let app = try unlocked("alice", label: "app", purpose: "authenticate")
+        XCTAssertEqual(agent(11), SSHAgentReply.identities([]))
+        XCTAssertEqual(agent(13, signRequest(app, userauth(app))), failure)
+        XCTAssertEqual(agent(13, signRequest(app, sshsig)), failure)
+        XCTAssertEqual(agent(18, string(blob(app))), failure)
+        XCTAssertEqual(agent(19), success)
+        let keyId = try XCTUnwrap(try varlink("List", ["user": "alice"])["credentials"] as? [[String: Any]]).first?["keyId"] as? String
+        let signed = try varlink("Sign", ["keyId": keyId ?? "", "challenge": "YWJj"])
+        XCTAssertNotNil(signed["signature"], "the agent's remove-all locked an app's session")
     }
 
     func testSignRequest_withoutASession_orFromAnotherUid_orForAnotherKey_fails() throws {
         let key = try unlocked("alice")
-        XCTAssertEqual(agent(13, signRequest(key, [1]), as: mallory), failure, "another uid signed")
-        XCTAssertEqual(agent(13, signRequest([UInt8](repeating: 1, count: 32), [1])), failure)
-        XCTAssertEqual(agent(13, string(string(Array("ssh-rsa".utf8)) + string([1])) + string([1]) + [0, 0, 0, 0]), failure)
+        XCTAssertEqual(agent(13, signRequest(key, userauth(key)), as: mallory), failure, "another uid signed")
+        let stranger = [UInt8](repeating: 1, count: 32)
+        XCTAssertEqual(agent(13, signRequest(stranger, userauth(stranger))), failure)
+        XCTAssertEqual(agent(13, string(string(Array("ssh-rsa".utf8)) + string([1])) + string(sshsig) + [0, 0, 0, 0]), failure)
         try varlink("Lock", [:])
-        XCTAssertEqual(agent(13, signRequest(key, [1])), failure, "a locked key signed")
+        XCTAssertEqual(agent(13, signRequest(key, userauth(key))), failure, "a locked key signed")
     }
 
     func testRemoveIdentity_locksThatKey_andRemoveAll_locksEveryKey() throws {

@@ -15,6 +15,7 @@ enum CredentialFixtures {
         ownerUid: UInt32 = 1000,
         user: String = "alice@example.com",
         label: String? = nil,
+        purpose: KeyPurpose = .authenticate,
         createdAt: Int64 = 1_700_000_000
     ) throws -> CredentialRecord {
         let seed = try SecretBytes.random(count: 32)
@@ -22,7 +23,7 @@ enum CredentialFixtures {
         let keyId = try KeyID(publicKey: keyPair.publicKey)
         guard let pepper else { throw NoPepper() }
         let sealed = try SeedSealer.seal(
-            seed: seed, pin: try pin(), pepper: pepper, ownerUid: ownerUid, user: user,
+            seed: seed, pin: try pin(), pepper: pepper, purpose: purpose, ownerUid: ownerUid, user: user,
             keyId: keyId, parameters: weakKDF)
         return CredentialRecord(sealed: sealed, label: label, publicKey: keyPair.publicKey, createdAt: createdAt)
     }

@@ -28,19 +28,30 @@ final class PepperCheckStoreTests: StoreTestCase {
     }
 
     func testAStoreFromBeforeTheCheck_migratesToVersion2_andRecordsItsPepperOnce() throws {
-        try store.write { try $0.insert(try CredentialFixtures.record()) }
-        // Version 1 had no vault_metadata table.
-        try store.withConnection { connection in
-            try connection.execute("DROP TABLE vault_metadata")
-            try connection.execute("PRAGMA user_version = 1")
-        }
         store.close()
-        store = try VaultStore(path: directory.file("vault.sqlite"))
-        XCTAssertEqual(try store.withConnection { try Schema.userVersion($0) }, 2)
+        let path = directory.file("vault.sqlite")
+        unlink(path)
+        // Version 1 had no vault_metadata table.
+        try DatabaseFile.prepare(path: path)
+        let connection = try SQLiteConnection(path: path)
+        try Schema.migrate(connection, to: 1)
+        try store(connection, try CredentialFixtures.record(purpose: .legacy))
+        connection.close()
+        store = try VaultStore(path: path)
+        XCTAssertEqual(try store.withConnection { try Schema.userVersion($0) }, VaultStore.currentSchemaVersion)
         XCTAssertEqual(try store.read { try $0.totalCount() }, 1, "the records survive the migration")
         let pepper = try Pepper.generate()
         XCTAssertEqual(try store.checkPepper(pepper), .recorded(recordCount: 1))
         XCTAssertEqual(try store.checkPepper(pepper), .matches)
         XCTAssertEqual(try store.checkPepper(try Pepper.generate()), .mismatch(recordCount: 1))
+    }
+
+    /// A row as schema version 1 held it: today's columns but the purpose.
+    private func store(_ connection: SQLiteConnection, _ record: CredentialRecord) throws {
+        let values = Array(try record.columnValues().dropLast())
+        let columns = CredentialRecord.columns.split(separator: ",").dropLast().joined(separator: ",")
+        try connection.execute(
+            "INSERT INTO credentials (\(columns)) VALUES (\((1...values.count).map { "?\($0)" }.joined(separator: ", ")))", values
+        )
     }
 }

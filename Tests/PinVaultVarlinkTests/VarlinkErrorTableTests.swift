@@ -29,6 +29,9 @@ final class VarlinkErrorTableTests: XCTestCase {
         (.permissionDenied, .permissionDenied),
         (.notUnlocked, .notUnlocked),
         (.internalError, .internalError),
+        (.wrongPurpose(.ssh), .wrongPurpose(.ssh)),
+        (.wrongPurpose(.legacy), .wrongPurpose(.legacy)),
+        (.invalidChallenge, .invalidParameter("challenge")),
     ]
 
     /// What the client makes of the door's reply for `error`.

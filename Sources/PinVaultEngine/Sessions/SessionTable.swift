@@ -88,7 +88,7 @@ final class SessionTable: @unchecked Sendable {
     /// lock, so that a connection closing at any moment either finds the session
     /// (`endSessions(boundTo:)`) or keeps it from opening.
     func open(
-        keyId: KeyID, owner: UInt32, user: String, label: String?, key: ProtectedSigningKey,
+        keyId: KeyID, owner: UInt32, user: String, label: String?, purpose: KeyPurpose, key: ProtectedSigningKey,
         ttlNanoseconds ttl: UInt64, wallUntil: Int64, boundConnection: UInt64?, abandoned: () -> Bool
     ) throws(Refusal) -> Opened {
         try lock.withLock { () throws(Refusal) -> Opened in
@@ -104,7 +104,7 @@ final class SessionTable: @unchecked Sendable {
                 return .extended
             }
             sessions[keyId] = UnlockedKey(
-                keyId: keyId, owner: owner, user: user, label: label, key: key,
+                keyId: keyId, owner: owner, user: user, label: label, purpose: purpose, key: key,
                 deadline: until, wallUntil: wallUntil, boundConnection: boundConnection
             )
             perUid[owner, default: 0] += 1
@@ -121,15 +121,23 @@ final class SessionTable: @unchecked Sendable {
         case notUnlocked
         /// The uid used up its share of the event loop (`SigningBudget`): sign off the loop.
         case overBudget
+        /// `access` may not sign `message` with this key (`KeyAccess.check`).
+        case refused(VaultError)
         case failed(CryptoError)
     }
 
-    /// Signs `message` with `owner`'s session on `keyId`. `inline`: the caller is the
-    /// event loop, which signs only within the uid's `SigningBudget`.
-    func sign(_ message: [UInt8], keyId: KeyID, owner: UInt32, inline: Bool) -> Signing {
+    /// Signs `message` with `owner`'s session on `keyId`, once `access` may
+    /// (`KeyAccess.check`: the key's purpose, and what the message is). `inline`: the
+    /// caller is the event loop, which signs only within the uid's `SigningBudget`.
+    func sign(_ message: [UInt8], keyId: KeyID, owner: UInt32, access: KeyAccess, inline: Bool) -> Signing {
         lock.withLock {
             guard let session = sessions[keyId], session.owner == owner, session.deadline > now() else {
                 return .notUnlocked
+            }
+            do throws(VaultError) {
+                try access.check(session.purpose, message: message, publicKey: session.publicKey)
+            } catch {
+                return .refused(error)
             }
             let start = MonotonicClock.nanoseconds()
             if inline && !budget.allows(owner, at: start) { return .overBudget }
@@ -178,7 +186,7 @@ final class SessionTable: @unchecked Sendable {
         let (computed, overflow) = wallNow.addingReportingOverflow(seconds)
         let end = overflow ? Int64.max : computed
         return UnlockedKeyView(
-            keyId: session.keyId, user: session.user, label: session.label, publicKey: session.publicKey,
+            keyId: session.keyId, user: session.user, label: session.label, purpose: session.purpose, publicKey: session.publicKey,
             unlockedUntil: abs(end - session.wallUntil) <= 1 ? session.wallUntil : end
         )
     }
@@ -187,14 +195,15 @@ final class SessionTable: @unchecked Sendable {
 
     // MARK: Ending
 
-    /// Ends `owner`'s session on `keyId` (nil: all of `owner`'s). Returns the ended.
-    func end(keyId: KeyID?, owner: UInt32) -> [UnlockedKey] {
+    /// Ends `owner`'s session on `keyId` (nil: all of `owner`'s) of a key whose purpose
+    /// `ofPurpose` accepts. Returns the ended.
+    func end(keyId: KeyID?, owner: UInt32, ofPurpose accepts: (KeyPurpose) -> Bool) -> [UnlockedKey] {
         lock.withLock {
             if let keyId {
-                guard let session = sessions[keyId], session.owner == owner else { return [] }
+                guard let session = sessions[keyId], session.owner == owner, accepts(session.purpose) else { return [] }
                 return [remove(keyId)].compactMap { $0 }
             }
-            return removeAll { $0.owner == owner }
+            return removeAll { $0.owner == owner && accepts($0.purpose) }
         }
     }
 

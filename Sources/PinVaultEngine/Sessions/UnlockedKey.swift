@@ -9,6 +9,8 @@ final class UnlockedKey {
     let owner: UInt32
     let user: String
     let label: String?
+    /// What the key is for, as its record (sealed header and all) said when it opened.
+    let purpose: KeyPurpose
     /// The key, inaccessible between signatures (`ProtectedSigningKey`).
     let key: ProtectedSigningKey
     /// `MonotonicClock` nanoseconds (or the engine's injected clock) after which the
@@ -21,12 +23,13 @@ final class UnlockedKey {
     /// Signatures made, for the audit line at the session's end.
     var signatures = 0
 
-    init(keyId: KeyID, owner: UInt32, user: String, label: String?, key: ProtectedSigningKey,
+    init(keyId: KeyID, owner: UInt32, user: String, label: String?, purpose: KeyPurpose, key: ProtectedSigningKey,
          deadline: UInt64, wallUntil: Int64, boundConnection: UInt64?) {
         self.keyId = keyId
         self.owner = owner
         self.user = user
         self.label = label
+        self.purpose = purpose
         self.key = key
         self.deadline = deadline
         self.wallUntil = wallUntil
@@ -56,6 +59,7 @@ public struct UnlockedKeyView: Sendable, Equatable {
     public let keyId: KeyID
     public let user: String
     public let label: String?
+    public let purpose: KeyPurpose
     /// The raw 32-byte Ed25519 public key.
     public let publicKey: [UInt8]
     /// Unix seconds: when the session ends unless locked or extended first.

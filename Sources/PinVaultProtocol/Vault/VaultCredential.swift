@@ -14,12 +14,20 @@ public struct VaultCredential: Equatable, Sendable {
         case pendingUnregistration
     }
 
+    /// `purpose`: what the key is for (io.pinvault.Vault.varlink, SECURITY.md "Signature
+    /// domains"). A daemon of the second release sends none: such a credential is `legacy`.
+    public enum Purpose: String, CaseIterable, Sendable {
+        case authenticate, ssh, login, legacy
+    }
+
     /// The account name.
     public var user: String
     /// 32 lowercase hex digits.
     public var keyId: String
     /// Optional label telling a user's credentials apart.
     public var label: String?
+    /// What the key is for.
+    public var purpose: Purpose
     /// The raw 32-byte Ed25519 public key.
     public var publicKey: [UInt8]
     /// The registering uid.
@@ -43,13 +51,14 @@ public struct VaultCredential: Equatable, Sendable {
 
     /// Each field as given.
     public init(
-        user: String, keyId: String, label: String?, publicKey: [UInt8], ownerUid: UInt32,
+        user: String, keyId: String, label: String?, purpose: Purpose, publicKey: [UInt8], ownerUid: UInt32,
         createdAt: Int64, lastUsedAt: Int64?, failedAttempts: Int64, remainingAttempts: Int64,
         state: State, lockedUntil: Int64?, unregistrationExpiresAt: Int64?, unlockedUntil: Int64? = nil
     ) {
         self.user = user
         self.keyId = keyId
         self.label = label
+        self.purpose = purpose
         self.publicKey = publicKey
         self.ownerUid = ownerUid
         self.createdAt = createdAt
@@ -68,6 +77,7 @@ public struct VaultCredential: Equatable, Sendable {
         user = try object.string("user", required: true, bytes: ProtocolLimits.userBytes) ?? ""
         keyId = try object.keyID(required: true)?.hex ?? ""
         label = try object.string("label", required: false, bytes: ProtocolLimits.labelBytes)
+        purpose = try object.enumeration("purpose", required: false, as: Purpose.self) ?? .legacy
         let keyBytes = ProtocolLimits.publicKeyBytes...ProtocolLimits.publicKeyBytes
         publicKey = try object.base64("publicKey", required: true, decodedBytes: keyBytes) ?? []
         ownerUid = UInt32(try object.int("ownerUid", required: true, range: ProtocolLimits.uidRange) ?? 0)
@@ -86,6 +96,7 @@ public struct VaultCredential: Equatable, Sendable {
         object.field("user", user)
         object.field("keyId", keyId)
         object.optionalField("label", label)
+        object.field("purpose", purpose.rawValue)
         object.field("publicKey", Base64.encodedString(publicKey))
         object.field("ownerUid", Int64(ownerUid))
         object.field("createdAt", RFC3339.string(fromUnixSeconds: createdAt))

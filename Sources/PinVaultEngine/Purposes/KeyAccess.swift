@@ -1,0 +1,77 @@
+import PinVaultCrypto
+import PinVaultSSHProtocol
+
+/// A way into a credential's key: one for each front door and method that uses a key.
+/// A door names the access of every request it decodes; which purposes each access
+/// serves, and what each may sign, is decided here and nowhere else (SECURITY.md
+/// "Signature domains"). A new door is one case, and the switches below do not build
+/// until they know it.
+public enum KeyAccess: String, CaseIterable, Sendable {
+    /// Varlink Authenticate: the PIN and a relying party's challenge; pam_pinvault's
+    /// sign-in too.
+    case authenticate
+    /// Varlink Unlock: the PIN, to open a session that the session doors below sign with.
+    case unlock
+    /// Varlink Sign: a relying party's challenge, with an unlocked key (the PKCS#11
+    /// module signs through it).
+    case sign
+    /// The daemon's ssh-agent socket: lists the unlocked keys, signs SSH data.
+    case sshAgent
+
+    /// Whether a key of `purpose` may be used this way at all: the door × purpose table
+    /// (SECURITY.md gives it as a table; `KeyAccessTableTests` and the daemon's
+    /// `DoorPurposeTests` check every cell).
+    public func serves(_ purpose: KeyPurpose) -> Bool {
+        switch (self, purpose) {
+        case (.authenticate, .authenticate), (.authenticate, .login), (.authenticate, .legacy): true
+        case (.authenticate, .ssh): false
+        case (.unlock, .authenticate), (.unlock, .ssh), (.unlock, .legacy): true
+        // A login key is never signed with through a session: nothing to unlock it for.
+        case (.unlock, .login): false
+        case (.sign, .authenticate), (.sign, .legacy): true
+        case (.sign, .ssh), (.sign, .login): false
+        case (.sshAgent, .ssh), (.sshAgent, .legacy): true
+        case (.sshAgent, .authenticate), (.sshAgent, .login): false
+        }
+    }
+
+    /// Refuses a key of `purpose` this way (`WrongPurpose`), and `message` when it is not
+    /// what this access may sign with such a key. The one check every key use passes
+    /// before its PIN is counted or its key signs:
+    /// - Authenticate and Sign never sign what could be meant as SSH data
+    ///   (`SSHSignedData.resemblesSSHData`), whatever the purpose (`InvalidParameter
+    ///   (challenge)`); a login key signs only challenges that open with
+    ///   `LoginChallenge.prefix` (`WrongPurpose(login)`).
+    /// - The ssh-agent signs only an SSH userauth request made for this very key, or an
+    ///   SSHSIG preimage (`SSHSignedData.parse`), as OpenSSH's agent does for a FIDO key
+    ///   of another application.
+    /// `message` is nil for Unlock, which signs nothing.
+    func check(_ purpose: KeyPurpose, message: [UInt8]?, publicKey: [UInt8]) throws(VaultError) {
+        guard serves(purpose) else { throw .wrongPurpose(purpose) }
+        guard let message else { return }
+        switch self {
+        case .authenticate, .sign:
+            guard !message.withUnsafeBytes(SSHSignedData.resemblesSSHData) else { throw .invalidChallenge }
+            if purpose == .login && !message.starts(with: LoginChallenge.prefix) { throw .wrongPurpose(purpose) }
+        case .sshAgent:
+            switch message.withUnsafeBytes(SSHSignedData.parse) {
+            case .userauth(let request):
+                guard request.names(keyBlob: SSHEd25519.keyBlob(publicKey: publicKey), algorithm: SSHEd25519.name) else {
+                    throw .invalidChallenge
+                }
+            case .sshsig:
+                break
+            case nil:
+                throw .invalidChallenge
+            }
+        case .unlock:
+            throw .invalidChallenge
+        }
+    }
+}
+
+/// pam_pinvault's challenges (pam/pv_request.c `pv_challenge`): the context string and
+/// its NUL, then the PAM service, the user and a fresh nonce.
+public enum LoginChallenge {
+    public static let prefix = Array("pam_pinvault v1\u{0}".utf8)
+}
