@@ -14,6 +14,7 @@
 #   make check-units   systemd-analyze verify and security (exposure at most 1.0)
 #   make fuzz   libFuzzer over framing, JSON, parameters and every method (FUZZ_SECONDS, default 60)
 #   make fuzz-transport  libFuzzer over the real event loop on socketpairs (FUZZ_SECONDS; docs/FUZZING.md)
+#   make fuzz-ssh-data   libFuzzer over the parsers of what an ssh key signs (FUZZ_SECONDS)
 #   make sanitize  the unit and integration tests under AddressSanitizer, then ThreadSanitizer
 #   make bench  release pinvaultd beside raw Argon2id and ssh-agent; rewrites BENCHMARKS.md
 #               (~3 min; BENCH_QUICK=1 for a ~1 min check of the harness)
@@ -36,7 +37,7 @@ DEB_PACKAGES   := debhelper dpkg-dev lintian mmdebstrap
 SSH_TEST_PACKAGES := openssh-server
 
 .PHONY: all deps test-deps apt-packages ssh-server-quiet build release release-daemon run test soak venv clean
-.PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
+.PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport fuzz-ssh-data sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
 
 all: build
 
@@ -199,6 +200,15 @@ fuzz-transport: fuzz-build
 	PINVAULT_FUZZ_TARGET=transport .build-fuzz/debug/pinvault-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
 		-rss_limit_mb=4096 -max_len=16384 -print_final_stats=1 -artifact_prefix=.build-fuzz/findings-transport/ \
 		.build-fuzz/corpus-transport Fuzz/corpus-transport
+
+# The parsers that decide what an ssh key signs and what Authenticate refuses
+# (SSHSignedData): whatever they accept must encode back to exactly the input.
+# Fuzz/corpus-ssh-data holds the seeds (python3 Fuzz/make-corpus.py), which make test replays.
+fuzz-ssh-data: fuzz-build
+	@mkdir -p .build-fuzz/corpus-ssh-data .build-fuzz/findings-ssh-data
+	PINVAULT_FUZZ_TARGET=ssh-data .build-fuzz/debug/pinvault-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+		-max_len=4096 -print_final_stats=1 -artifact_prefix=.build-fuzz/findings-ssh-data/ \
+		.build-fuzz/corpus-ssh-data Fuzz/corpus-ssh-data
 
 # The tests of the protocol, the crypto, the daemon's units and the daemon as a real
 # process, under each sanitizer, with the adversarial suites where the concurrency is:

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Writes Fuzz/corpus and Fuzz/corpus-transport: seed inputs for pinvault-fuzz's two
-targets, one file per scenario.
+"""Writes Fuzz/corpus, Fuzz/corpus-transport and Fuzz/corpus-ssh-data: seed inputs
+for pinvault-fuzz's three targets, one file per scenario.
 
 Each file is a stream of NUL-ended Varlink calls from one peer. An empty frame (two
 NULs in a row) is not a Varlink call: the harness's connection closes, and the calls
 after it come from the next peer (user 1000, then admin uid 0, then user 1001).
 What follows the marker AGENT (NUL, "ssh-agent", NUL) goes to the ssh-agent door
 instead, as user 1000's byte stream of length-prefixed messages.
+
+Fuzz/corpus-ssh-data holds what an agent is asked to sign (SignedDataCheck.swift): SSH
+userauth requests, SSHSIG preimages, and near misses of both.
 
 Fuzz/corpus-transport holds scripts for the transport target (TransportScript.swift
 gives the operations): connections opened as a peer, writes split and interleaved
@@ -49,6 +52,23 @@ def agent(kind, body=b""):
 
 
 ED25519_BLOB = ssh_string(b"ssh-ed25519") + ssh_string(bytes(range(32)))
+
+
+def userauth(key_blob=ED25519_BLOB, user=b"alice", method=b"publickey", host_key=None,
+             session=bytes(range(100, 132)), service=b"ssh-connection", sig_follows=1, algorithm=b"ssh-ed25519"):
+    """What ssh asks an agent to sign to log in (RFC 4252 section 7)."""
+    data = (ssh_string(session) + bytes([50]) + ssh_string(user) + ssh_string(service) + ssh_string(method)
+            + bytes([sig_follows]) + ssh_string(algorithm) + ssh_string(key_blob))
+    return data + (ssh_string(host_key) if host_key is not None else b"")
+
+
+def sshsig(namespace=b"git", algorithm=b"sha512", digest=bytes(64)):
+    """What ssh-keygen -Y sign asks an agent to sign (PROTOCOL.sshsig)."""
+    return b"SSHSIG" + ssh_string(namespace) + ssh_string(b"") + ssh_string(algorithm) + ssh_string(digest)
+
+
+HOSTBOUND = b"publickey-hostbound-v00@openssh.com"
+HOST_KEY = ssh_string(b"ssh-ed25519") + ssh_string(bytes(range(64, 96)))
 
 SCENARIOS = {
     "policy": call("GetPolicy"),
@@ -104,10 +124,24 @@ SCENARIOS = {
     + call("Lock", keyId=KEY_ID)
     + call("Lock")
     + call("Unlock", user="frank", pin=PIN, ttlSeconds=0),
-    "agent": call("Register", user="gina", pin=PIN)
+    "purposes": call("Register", user="hana", pin=PIN, purpose="ssh")
+    + call("Register", user="hana", pin=PIN, purpose="login", label="login")
+    + call("Register", user="hana", pin=PIN, purpose="authenticate", label="app")
+    + call("Register", user="hana", pin=PIN, purpose="legacy")
+    + call("Register", user="hana", pin=PIN, purpose="")
+    + call("Authenticate", user="hana", pin=PIN, challenge=CHALLENGE)
+    + call("Authenticate", user="hana", keyId=KEY_ID, pin=PIN, challenge=base64.b64encode(userauth()).decode())
+    + call("Authenticate", user="hana", pin=PIN, challenge=base64.b64encode(sshsig()).decode())
+    + call("Authenticate", user="hana", pin=PIN, challenge=base64.b64encode(b"pam_pinvault v1\0login\0hana\0" + bytes(32)).decode())
+    + call("Unlock", user="hana", pin=PIN, ttlSeconds=60)
+    + call("Sign", keyId=KEY_ID, challenge=base64.b64encode(sshsig()).decode())
+    + call("List", user="hana"),
+    "agent": call("Register", user="gina", pin=PIN, purpose="ssh")
     + call("Unlock", user="gina", pin=PIN, ttlSeconds=60)
     + AGENT
     + agent(11)
+    + agent(13, ssh_string(ED25519_BLOB) + ssh_string(userauth()) + struct.pack(">I", 0))
+    + agent(13, ssh_string(ED25519_BLOB) + ssh_string(sshsig()) + struct.pack(">I", 2))
     + agent(13, ssh_string(ED25519_BLOB) + ssh_string(b"data to sign") + struct.pack(">I", 0))
     + agent(13, ssh_string(ED25519_BLOB) + ssh_string(b"") + struct.pack(">I", 4))
     + agent(13, ssh_string(b"ssh-rsa") + ssh_string(b"x"))
@@ -229,6 +263,30 @@ TRANSPORT_SCENARIOS = {
 }
 
 
+SSH_DATA_SCENARIOS = {
+    "userauth": userauth(),
+    "userauth-hostbound": userauth(method=HOSTBOUND, host_key=HOST_KEY),
+    "userauth-hostbound-without-host-key": userauth(method=HOSTBOUND),
+    "userauth-host-key-without-hostbound": userauth(host_key=HOST_KEY),
+    "userauth-no-signature": userauth(sig_follows=0),
+    "userauth-other-service": userauth(service=b"ssh-userauth"),
+    "userauth-nul-in-user": userauth(user=b"ali\0ce"),
+    "userauth-empty-session": userauth(session=b""),
+    "userauth-certificate": userauth(algorithm=b"ssh-ed25519-cert-v01@openssh.com",
+                                     key_blob=ssh_string(b"ssh-ed25519-cert-v01@openssh.com") + ssh_string(bytes(32))),
+    "userauth-trailing-byte": userauth() + b"\0",
+    "userauth-cut": userauth()[:-7],
+    "sshsig-sha512": sshsig(),
+    "sshsig-sha256": sshsig(algorithm=b"sha256", digest=bytes(32)),
+    "sshsig-wrong-hash-size": sshsig(algorithm=b"sha256", digest=bytes(64)),
+    "sshsig-empty-namespace": sshsig(namespace=b""),
+    "sshsig-trailing-byte": sshsig() + b"\0",
+    "certificate-to-sign": ssh_string(b"ssh-ed25519-cert-v01@openssh.com") + ssh_string(bytes(32)) + bytes(40),
+    "raw-challenge": bytes(range(32)),
+    "pam-challenge": b"pam_pinvault v1\0login\0alice\0" + bytes(32),
+}
+
+
 def write_corpus(name, scenarios):
     directory = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
     os.makedirs(directory, exist_ok=True)
@@ -240,3 +298,4 @@ def write_corpus(name, scenarios):
 if __name__ == "__main__":
     write_corpus("corpus", SCENARIOS)
     write_corpus("corpus-transport", TRANSPORT_SCENARIOS)
+    write_corpus("corpus-ssh-data", SSH_DATA_SCENARIOS)

@@ -7,23 +7,28 @@ public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
     switch FuzzTarget.current {
     case .vault: FuzzHarness.run(input)
     case .transport: TransportHarness.run(input)
+    case .sshData: SignedDataCheck.run(input)
     }
     return 0
 }
 
 /// Which harness the inputs go to: `PINVAULT_FUZZ_TARGET=transport` for the event
-/// loop over socketpairs (`TransportHarness`, corpus `Fuzz/corpus-transport`); unset
-/// or `vault` for frames straight into the door (`FuzzHarness`, corpus `Fuzz/corpus`).
+/// loop over socketpairs (`TransportHarness`, corpus `Fuzz/corpus-transport`);
+/// `ssh-data` for the parsers of what an ssh key signs (`SignedDataCheck`, corpus
+/// `Fuzz/corpus-ssh-data`); unset or `vault` for frames straight into the door
+/// (`FuzzHarness`, corpus `Fuzz/corpus`).
 enum FuzzTarget {
     case vault
     case transport
+    case sshData
 
     static let current: FuzzTarget = {
         guard let name = getenv("PINVAULT_FUZZ_TARGET").map({ String(cString: $0) }) else { return .vault }
         switch name {
         case "vault", "": return .vault
         case "transport": return .transport
-        default: FuzzHarness.trap("PINVAULT_FUZZ_TARGET is vault or transport, not \(name)")
+        case "ssh-data": return .sshData
+        default: FuzzHarness.trap("PINVAULT_FUZZ_TARGET is vault, transport or ssh-data, not \(name)")
         }
     }()
 }

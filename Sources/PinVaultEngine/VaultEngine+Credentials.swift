@@ -5,6 +5,8 @@ import PinVaultStore
 /// Register, List, Unblock, Reset.
 extension VaultEngine {
     func register(_ call: Call, user: String, pin: SecretBytes, label: String?, purpose: KeyPurpose) {
+        // Legacy is what a record made before purposes reads as, never a purpose to give.
+        guard KeyPurpose.registrable.contains(purpose) else { return call.finish(.failure(.wrongPurpose(purpose))) }
         let violations = settings.policy.violations(of: pin)
         guard violations.isEmpty else { return call.finish(.failure(.pinPolicyViolation(violations))) }
         let owner = call.caller.uid

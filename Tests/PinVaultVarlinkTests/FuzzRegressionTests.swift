@@ -50,6 +50,12 @@ final class FuzzRegressionTests: XCTestCase {
         try replay(corpus: "Fuzz/corpus-transport", target: "transport", atLeast: 15)
     }
 
+    /// The ssh-data target's seeds: what an agent is asked to sign, and near misses,
+    /// through the parsers that decide what an ssh key signs.
+    func testSSHDataCorpus_replaysThroughTheParsers_withoutATrap() throws {
+        try replay(corpus: "Fuzz/corpus-ssh-data", target: "ssh-data", atLeast: 15)
+    }
+
     private func replay(corpus relativePath: String, target: String, atLeast minimum: Int) throws {
         let tests = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         let binary = tests.deletingLastPathComponent().appendingPathComponent("pinvault-fuzz").path

@@ -1,0 +1,120 @@
+import PinVaultCrypto
+import PinVaultSSHProtocol
+import XCTest
+
+@testable import PinVaultEngine
+
+/// The one place a key's use is decided (`KeyAccess`): the door × purpose table, and
+/// what each door may sign with a key of each purpose. The daemon's own test of the
+/// table, door by door through real sockets, is `DoorPurposeTests`.
+final class KeyAccessTests: XCTestCase {
+    private let publicKey = [UInt8](repeating: 9, count: 32)
+
+    /// SECURITY.md's table, written out. The switch over both enums is exhaustive: a
+    /// new door or purpose does not build until its cells are here.
+    private func expected(_ access: KeyAccess, _ purpose: KeyPurpose) -> Bool {
+        switch access {
+        case .authenticate:
+            switch purpose {
+            case .authenticate, .login, .legacy: true
+            case .ssh: false
+            }
+        case .unlock:
+            switch purpose {
+            case .authenticate, .ssh, .legacy: true
+            case .login: false
+            }
+        case .sign:
+            switch purpose {
+            case .authenticate, .legacy: true
+            case .ssh, .login: false
+            }
+        case .sshAgent:
+            switch purpose {
+            case .ssh, .legacy: true
+            case .authenticate, .login: false
+            }
+        }
+    }
+
+    /// An ordinary use of each door: what it is for.
+    private func ordinaryMessage(_ access: KeyAccess, _ purpose: KeyPurpose) -> [UInt8]? {
+        switch access {
+        case .authenticate, .sign:
+            purpose == .login ? LoginChallenge.prefix + Array("login\0alice\0".utf8) + [UInt8](repeating: 1, count: 32)
+                : Array("a relying party's challenge".utf8)
+        case .unlock:
+            nil
+        case .sshAgent:
+            userauth(for: publicKey)
+        }
+    }
+
+    private func userauth(for key: [UInt8]) -> [UInt8] {
+        SSHSignedData.UserauthRequest(
+            sessionIdentifier: [UInt8](repeating: 7, count: 32), user: Array("alice".utf8),
+            service: Array("ssh-connection".utf8), method: Array("publickey".utf8), algorithm: Array("ssh-ed25519".utf8),
+            keyBlob: SSHEd25519.keyBlob(publicKey: key), hostKeyBlob: nil
+        ).encoded
+    }
+
+    private let sshsig = SSHSignedData.SSHSIGPreimage(
+        namespace: Array("git".utf8), reserved: [], hashAlgorithm: Array("sha512".utf8), hash: [UInt8](repeating: 2, count: 64)
+    ).encoded
+
+    private func outcome(_ access: KeyAccess, _ purpose: KeyPurpose, _ message: [UInt8]?) -> VaultError? {
+        do throws(VaultError) {
+            try access.check(purpose, message: message, publicKey: publicKey)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func testEveryDoorAndPurpose_isServedOrRefused_asTheTableSays() {
+        for access in KeyAccess.allCases {
+            for purpose in KeyPurpose.allCases {
+                XCTAssertEqual(access.serves(purpose), expected(access, purpose), "\(access) × \(purpose)")
+                let result = outcome(access, purpose, ordinaryMessage(access, purpose))
+                if expected(access, purpose) {
+                    XCTAssertNil(result, "\(access) × \(purpose): an ordinary use was refused")
+                } else {
+                    XCTAssertEqual(result, .wrongPurpose(purpose), "\(access) × \(purpose)")
+                }
+            }
+        }
+    }
+
+    /// Authenticate and Sign never sign what could be meant as SSH data, whatever the
+    /// key: not a login for this key, nor for another, nor an SSHSIG preimage.
+    func testAuthenticateAndSign_refuseSSHShapedChallenges_forEveryPurposeTheyServe() {
+        let shaped = [userauth(for: publicKey), userauth(for: [UInt8](repeating: 1, count: 32)), sshsig]
+        for access in [KeyAccess.authenticate, .sign] {
+            for purpose in KeyPurpose.allCases where access.serves(purpose) {
+                for message in shaped {
+                    XCTAssertEqual(outcome(access, purpose, message), .invalidChallenge, "\(access) × \(purpose)")
+                }
+            }
+        }
+    }
+
+    func testALoginKey_signsOnlyThePamModulesChallenges() {
+        XCTAssertNil(outcome(.authenticate, .login, LoginChallenge.prefix + [1, 2, 3]))
+        XCTAssertEqual(outcome(.authenticate, .login, Array("challenge".utf8)), .wrongPurpose(.login))
+        XCTAssertEqual(outcome(.authenticate, .login, Array(LoginChallenge.prefix.dropLast())), .wrongPurpose(.login), "no NUL after it")
+        XCTAssertNil(outcome(.authenticate, .legacy, Array("challenge".utf8)), "a legacy key signs what it signed before")
+        XCTAssertEqual(LoginChallenge.prefix, Array("pam_pinvault v1".utf8) + [0], "pam/pv_request.h PV_CONTEXT and its NUL")
+    }
+
+    /// The agent signs a userauth request made for its own key, or an SSHSIG preimage,
+    /// and nothing else: not a raw challenge, not a login for another key.
+    func testTheAgent_signsOnlySSHDataForItsOwnKey() {
+        for purpose in [KeyPurpose.ssh, .legacy] {
+            XCTAssertNil(outcome(.sshAgent, purpose, userauth(for: publicKey)), "\(purpose)")
+            XCTAssertNil(outcome(.sshAgent, purpose, sshsig), "\(purpose)")
+            XCTAssertEqual(outcome(.sshAgent, purpose, [UInt8](repeating: 0x41, count: 32)), .invalidChallenge, "\(purpose)")
+            XCTAssertEqual(outcome(.sshAgent, purpose, userauth(for: [UInt8](repeating: 1, count: 32))), .invalidChallenge)
+            XCTAssertEqual(outcome(.sshAgent, purpose, LoginChallenge.prefix + [1]), .invalidChallenge)
+        }
+    }
+}
