@@ -124,7 +124,10 @@ let package = Package(
                 "PinVaultSystem", .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "PinVaultTestKit", dependencies: ["PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem"]),
+        .target(
+            name: "PinVaultTestKit",
+            dependencies: ["PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem"]
+        ),
 
         // `make bench`: PinVault beside raw Argon2id and ssh-agent, in one run.
         .executableTarget(
@@ -161,7 +164,7 @@ let package = Package(
         .testTarget(
             name: "PinVaultEngineTests",
             dependencies: [
-                "PinVaultEngine", "PinVaultStore", "PinVaultCore", "PinVaultCrypto", "PinVaultSystem",
+                "PinVaultEngine", "PinVaultStore", "PinVaultCore", "PinVaultCrypto", "PinVaultSSHProtocol", "PinVaultSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -185,7 +188,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PinVaultIntegrationTests",
-            dependencies: ["PinVaultTestKit", "PinVaultSystem"]
+            // The engine's KeyAccess and the store: DoorPurposeTests drives every door of
+            // the engine's table, and writes legacy credentials as the second release did.
+            dependencies: ["PinVaultTestKit", "PinVaultSystem", "PinVaultEngine", "PinVaultStore", "PinVaultCrypto"]
         ),
         .testTarget(
             name: "PinVaultClientTests",
@@ -198,7 +203,7 @@ let package = Package(
         ),
         .testTarget(name: "PinVaultDeploymentTests", dependencies: ["PinVaultTestKit"]),
         // The ssh-agent socket with OpenSSH itself: ssh, ssh-add, ssh-keygen and a real sshd.
-        .testTarget(name: "PinVaultSSHTests", dependencies: ["PinVaultTestKit"]),
+        .testTarget(name: "PinVaultSSHTests", dependencies: ["PinVaultTestKit", "PinVaultCrypto", "PinVaultSSHProtocol"]),
         // pam_pinvault.so (built from pam/ by `make pam`, C) through pamtester and sudo.
         .testTarget(name: "PinVaultPAMTests", dependencies: ["PinVaultTestKit", "PinVaultCrypto"]),
     ],

@@ -187,7 +187,8 @@ if [ "${1:-}" = --inside ]; then
 	grep -q '"signature"' <<<"$authenticated" || fail "auth answered: $authenticated"
 	expect_status 2 "auth with a wrong PIN" pinvault auth alice@example.org --challenge-hex 00 --pin-stdin <<<"59384712" >/dev/null
 
-	step "the ssh-agent socket: uid $user_uid's key after unlock, none after lock"
+	step "the ssh-agent socket: uid $user_uid's ssh key after unlock, none after lock, never an app's key"
+	expect_status 0 "register an ssh key" pinvault register alice-ssh --purpose ssh --pin-stdin <<<"$pin" >/dev/null
 	agent=/run/pinvault/ssh-agent.sock
 	[ "$(in_root stat -c '%U %a' "$agent")" = "pinvault 666" ] || fail "$agent: $(in_root stat -c '%U %a' "$agent" 2>&1)"
 	# REQUEST_IDENTITIES (11) in perl-base (no ssh-add in the root): "type count".
@@ -201,16 +202,19 @@ if [ "${1:-}" = --inside ]; then
 			print "$type ", $count // 0, "\n";' "$agent"
 	}
 	[ "$(identities)" = "12 0" ] || fail "the agent before unlock answered: $(identities)"
-	expect_status 0 "unlock" pinvault unlock alice@example.org --ttl 5m --pin-stdin <<<"$pin" >/dev/null
-	[ "$(identities)" = "12 1" ] || fail "the agent after unlock answered: $(identities)"
+	for user in alice@example.org alice-ssh; do
+		expect_status 0 "unlock $user" pinvault unlock "$user" --ttl 5m --pin-stdin <<<"$pin" >/dev/null
+	done
+	[ "$(identities)" = "12 1" ] || fail "the agent after unlocking an app's key and an ssh key answered: $(identities)"
 	expect_status 0 "lock" pinvault lock --all >/dev/null
 	[ "$(identities)" = "12 0" ] || fail "the agent after lock answered: $(identities)"
+	expect_status 0 "wipe the ssh key" pinvault wipe alice-ssh --yes --pin-stdin <<<"$pin" >/dev/null
 
 	step "pam_pinvault through pamtester: a right PIN signs in, a wrong one is counted"
 	apt_get install pamtester >"$root/tmp/pamtester.log" 2>&1 || { cat "$root/tmp/pamtester.log" >&2; fail "apt-get install pamtester"; }
 	grep -q ":$user_uid:" "$root/etc/passwd" || echo "pvuser:x:$user_uid:$user_uid::/nonexistent:/usr/sbin/nologin" >>"$root/etc/passwd"
 	pam_user=$(in_root getent passwd "$user_uid" | cut -d: -f1)
-	expect_status 0 "register a login credential" pinvault register "$pam_user" --label login --pin-stdin <<<"$pin" >/dev/null
+	expect_status 0 "register a login credential" pinvault register "$pam_user" --label login --purpose login --pin-stdin <<<"$pin" >/dev/null
 	printf 'auth required pam_pinvault.so socket=%s\n' "$socket" >"$root/etc/pam.d/pinvault-package-test"
 	signed_in=$(in_root pamtester pinvault-package-test "$pam_user" authenticate <<<"$pin" 2>&1) \
 		|| fail "pamtester with the right PIN: $signed_in"

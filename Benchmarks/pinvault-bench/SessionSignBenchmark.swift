@@ -14,18 +14,26 @@ enum SessionSignBenchmark {
     ) throws {
         guard let daemonPid = daemon.pid else { throw BenchError("pinvaultd is not running") }
         let vault = try daemon.connect()
-        let (keyId, publicKey) = try vault.call(VaultCalls.register(user: user)) {
-            (try VaultCalls.keyId(fromRegisterReply: $0), try VaultCalls.publicKey(fromRegisterReply: $0))
+        // A key for each door: the agent signs with an ssh key only, Varlink Sign with
+        // an authenticate one only (SECURITY.md, "Signature domains").
+        var keys: [String: (keyId: String, publicKey: [UInt8])] = [:]
+        for purpose in ["ssh", "authenticate"] {
+            let key = try vault.call(VaultCalls.register(user: user, label: purpose, purpose: purpose)) {
+                (try VaultCalls.keyId(fromRegisterReply: $0), try VaultCalls.publicKey(fromRegisterReply: $0))
+            }
+            let unlocked = try vault.call(VaultCalls.unlock(user: user, keyId: key.0, ttlSeconds: 3600)) { !VarlinkClient.isError($0) }
+            guard unlocked else { throw BenchError("Unlock of the \(purpose) key failed") }
+            keys[purpose] = key
         }
-        let unlocked = try vault.call(VaultCalls.unlock(user: user, keyId: keyId, ttlSeconds: 3600)) { !VarlinkClient.isError($0) }
-        guard unlocked else { throw BenchError("Unlock failed") }
+        guard let sshKey = keys["ssh"], let appKey = keys["authenticate"] else { throw BenchError("no keys") }
 
         var section = Report.Section("Signing with an unlocked key")
         section.add("After one `Unlock` (the shipped configuration: production Argon2id, `sessions.max_ttl_seconds` 3600),")
         section.add("the key signs without a PIN. One connection each, the same Swift loop as above: SIGN_REQUEST (13)")
-        section.add("for 128 bytes of data (about an ssh userauth request) to PinVault's agent socket and to OpenSSH's")
-        section.add("`ssh-agent` holding an ed25519 key, each answered by SIGN_RESPONSE (14), checked by type only;")
-        section.add("REQUEST_IDENTITIES (11) to both; and Varlink `Sign` of 32 bytes (its reply read to the NUL).")
+        section.add("of an ssh userauth request (RFC 4252 §7, 148 bytes, which PinVault parses before it signs with its")
+        section.add("`ssh` key) to PinVault's agent socket and to OpenSSH's `ssh-agent` holding an ed25519 key, each")
+        section.add("answered by SIGN_RESPONSE (14), checked by type only; REQUEST_IDENTITIES (11) to both; and Varlink")
+        section.add("`Sign` of 32 bytes with an `authenticate` key (its reply read to the NUL).")
         section.add("\(parameters.roundTripRounds) rounds of \(signCalls(parameters)) signatures and \(identityCalls(parameters)) identity requests each, PinVault then")
         section.add("ssh-agent in each round, after 50 uncounted calls each.")
         section.add()
@@ -36,7 +44,7 @@ enum SessionSignBenchmark {
             let pids = [daemonPid, agent.pid]
             try placement.apply(to: pids, cores: cores)
             defer { try? CPUPlacement.scheduler.apply(to: pids, cores: cores) }
-            try measure(daemon: daemon, agent: agent, keyId: keyId, publicKey: publicKey, placement: placement,
+            try measure(daemon: daemon, agent: agent, appKeyId: appKey.keyId, sshPublicKey: sshKey.publicKey, placement: placement,
                         parameters: parameters, report: report, section: &section)
         }
         report.add(section)
@@ -46,16 +54,20 @@ enum SessionSignBenchmark {
     static func identityCalls(_ parameters: BenchParameters) -> Int { parameters.roundTripCalls / 4 }
 
     private static func measure(
-        daemon: DaemonInstance, agent: SSHAgentInstance, keyId: String, publicKey: [UInt8], placement: CPUPlacement,
+        daemon: DaemonInstance, agent: SSHAgentInstance, appKeyId: String, sshPublicKey: [UInt8], placement: CPUPlacement,
         parameters: BenchParameters, report: Report, section: inout Report.Section
     ) throws {
         let ours = try SSHAgentClient(path: daemon.agentSocketPath, timeoutSeconds: 120)
         let theirs = try agent.connect()
         let vault = try daemon.connect()
-        let data = RandomBytes.make(count: 128)
-        let ourSign = SSHAgentClient.signRequest(publicKey: publicKey, data: data)
-        let theirSign = SSHAgentClient.signRequest(publicKey: agent.publicKey, data: data)
-        let varlinkSign = VaultCalls.sign(keyId: keyId, challenge: RandomBytes.make(count: 32))
+        let session = RandomBytes.make(count: 32)
+        let ourSign = SSHAgentClient.signRequest(
+            publicKey: sshPublicKey, data: SSHAgentClient.userauthRequest(publicKey: sshPublicKey, session: session)
+        )
+        let theirSign = SSHAgentClient.signRequest(
+            publicKey: agent.publicKey, data: SSHAgentClient.userauthRequest(publicKey: agent.publicKey, session: session)
+        )
+        let varlinkSign = VaultCalls.sign(keyId: appKeyId, challenge: RandomBytes.make(count: 32))
         for _ in 0..<50 {
             try ours.roundTrip(ourSign, expecting: SSHAgentClient.signResponse)
             try theirs.roundTrip(theirSign, expecting: SSHAgentClient.signResponse)

@@ -18,11 +18,13 @@ enum VaultCalls {
         request("CheckPin") { $0.field("pin", pin) }
     }
 
-    static func register(user: String, label: String? = nil) -> [UInt8] {
+    /// Register, for `purpose` (the daemon's default, authenticate, when nil).
+    static func register(user: String, label: String? = nil, purpose: String? = nil) -> [UInt8] {
         request("Register") { parameters in
             parameters.field("user", user)
             parameters.field("pin", pin)
             parameters.optionalField("label", label)
+            parameters.optionalField("purpose", purpose)
         }
     }
 

@@ -37,7 +37,7 @@ extension PinVaultError {
         case .internalError:
             return "the daemon failed internally; nothing was changed"
         case .wrongPurpose:
-            return "the credential is for \(purpose?.rawValue ?? "another purpose") use, not this"
+            return "the credential's key is for \(purpose?.rawValue ?? "another purpose"), not for this"
         case .invalidParameter:
             return "invalid parameter \"\(name ?? "")\""
         case .permissionDenied:

@@ -1,3 +1,5 @@
+import PinVaultSSHProtocol
+
 /// A raw client of an ssh-agent socket (PROTOCOL.agent: a 4-byte big-endian length,
 /// then the message) over `UnixStream`: the tests' client of pinvaultd's agent socket
 /// and the benchmark's of both agents. Requests are prebuilt bytes written with one
@@ -36,6 +38,25 @@ public final class SSHAgentClient {
     public static func signRequest(publicKey: [UInt8], data: [UInt8], flags: UInt32 = 0) -> [UInt8] {
         let blob = string(Array("ssh-ed25519".utf8)) + string(publicKey)
         return string([signRequest] + string(blob) + string(data) + uint32(flags))
+    }
+
+    /// What ssh asks an agent to sign to log `user` in with the `ssh-ed25519` key
+    /// `publicKey` (RFC 4252 §7), in a session whose identifier is `session`: the only
+    /// data, beside an SSHSIG preimage, that an agent signs with a PinVault key.
+    public static func userauthRequest(publicKey: [UInt8], user: String = "alice", session: [UInt8] = Array(repeating: 7, count: 32)) -> [UInt8] {
+        SSHSignedData.UserauthRequest(
+            sessionIdentifier: session, user: Array(user.utf8), service: Array("ssh-connection".utf8),
+            method: Array("publickey".utf8), algorithm: Array("ssh-ed25519".utf8),
+            keyBlob: SSHEd25519.keyBlob(publicKey: publicKey), hostKeyBlob: nil
+        ).encoded
+    }
+
+    /// What `ssh-keygen -Y sign -n namespace` asks an agent to sign (PROTOCOL.sshsig):
+    /// SHA-512 of the message is `hash`.
+    public static func sshsigPreimage(namespace: String = "git", hash: [UInt8] = Array(repeating: 5, count: 64)) -> [UInt8] {
+        SSHSignedData.SSHSIGPreimage(
+            namespace: Array(namespace.utf8), reserved: [], hashAlgorithm: Array("sha512".utf8), hash: hash
+        ).encoded
     }
 
     /// `bytes` as an SSH string: its 4-byte big-endian length, then the bytes.

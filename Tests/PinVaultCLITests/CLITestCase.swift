@@ -56,8 +56,9 @@ class CLITestCase: XCTestCase {
 
     /// Registers through the CLI (PIN on stdin) and returns the credential's JSON.
     @discardableResult
-    func register(_ user: String = "alice", pin: String? = nil, label: String? = nil) throws -> [String: Any] {
+    func register(_ user: String = "alice", pin: String? = nil, label: String? = nil, purpose: String? = nil) throws -> [String: Any] {
         let arguments = ["register", user, "--pin-stdin"] + (label.map { ["--label", $0] } ?? [])
+            + (purpose.map { ["--purpose", $0] } ?? [])
         let reply = try pinvaultJSON(arguments, input: (pin ?? self.pin) + "\n")
         guard let credential = reply["credential"] as? [String: Any] else { throw TestKitError("no credential in \(reply)") }
         return credential

@@ -36,15 +36,30 @@ final class SessionCommandTests: CLITestCase {
     }
 
     func testSSHKey_printsTheOpenSSHLine_ofTheCredentialsKey() throws {
-        let credential = try register("alice@example.org", label: "laptop")
+        let credential = try register("alice@example.org", label: "laptop", purpose: "ssh")
+        _ = try register("alice@example.org", label: "app")
         let line = try pinvault(["ssh-key", "alice@example.org"])
-        XCTAssertEqual(line.status, 0, "\(line)")
+        XCTAssertEqual(line.status, 0, "the user's one ssh key is meant: \(line)")
         let fields = line.standardOutput.trimmingCharacters(in: .newlines).split(separator: " ", maxSplits: 2)
+        guard fields.count == 3 else { return XCTFail("not a key line: \(line)") }
         XCTAssertEqual(fields.first, "ssh-ed25519")
         XCTAssertEqual(fields.last, "alice@example.org (laptop)")
         let blob = try XCTUnwrap(Data(base64Encoded: String(fields[1])))
         XCTAssertEqual(blob.suffix(32), Data(base64Encoded: credential["publicKey"] as? String ?? ""), "the blob's key is the credential's")
         XCTAssertEqual(Array(blob.prefix(15)), [0, 0, 0, 11] + Array("ssh-ed25519".utf8))
+    }
+
+    /// A key for apps is never offered to ssh: its line is not printed (status 11).
+    func testSSHKey_ofAnAppsKey_isWrongPurpose() throws {
+        let keyId = try registerKeyId("alice", label: "app")
+        let line = try pinvault(["ssh-key", "alice"])
+        XCTAssertEqual(line.status, 11, "\(line)")
+        XCTAssertEqual(line.standardOutput, "")
+        XCTAssertTrue(line.standardError.contains("is for authenticate, not for this"), line.standardError)
+        XCTAssertEqual(try pinvault(["ssh-key", "alice", "--key-id", keyId]).status, 11)
+        let json = try pinvaultJSON(["ssh-key", "alice"], expecting: 11)
+        XCTAssertEqual(json["error"] as? String, "io.pinvault.Vault.WrongPurpose")
+        XCTAssertEqual((json["parameters"] as? [String: Any])?["purpose"] as? String, "authenticate")
     }
 
     func testAWrongPinInUnlock_exitsTwo_andTheTtlMustBeADuration() throws {

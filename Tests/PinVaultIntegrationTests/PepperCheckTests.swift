@@ -91,11 +91,17 @@ final class PepperCheckTests: DaemonTestCase {
 
     func testAStoreFromBeforeTheCheck_recordsTheCheckValueOnce_thenRefusesAnotherPepper() throws {
         try registerAndStop()
-        // What a store written before the check looks like: schema version 1, no metadata.
+        // What a store written before the check looks like: schema version 1, no metadata,
+        // no purposes, and its records in format 1.
+        _ = try LegacyCredentials.add(to: daemon, user: "legacy", label: nil, pin: pin)
         let database = daemon.stateDirectory + "/vault.sqlite"
         let downgrade = try Subprocess.run("/usr/bin/python3", ["-c", """
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1])
+            db.execute("DELETE FROM credentials WHERE purpose != 'legacy'")
+            db.execute("DROP TRIGGER credentials_purpose_is_immutable")
+            db.execute("DROP INDEX credentials_legacy")
+            db.execute("ALTER TABLE credentials DROP COLUMN purpose")
             db.execute("DROP TABLE IF EXISTS vault_metadata")
             db.execute("PRAGMA user_version = 1")
             db.commit()
@@ -105,7 +111,7 @@ final class PepperCheckTests: DaemonTestCase {
         let logged = daemon.log.count
         try daemon.start()
         client = try daemon.connect()
-        XCTAssertSuccess(try client.authenticate(user: "alice", pin: pin))
+        XCTAssertSuccess(try client.authenticate(user: "legacy", pin: pin))
         client = nil
         XCTAssertEqual(try daemon.stop(), 0, daemon.log)
         let firstStart = String(daemon.log.dropFirst(logged))

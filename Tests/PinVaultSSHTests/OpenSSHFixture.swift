@@ -6,8 +6,8 @@ import XCTest
 /// Everything an OpenSSH test needs, made fresh for each test: a throw-away user, a
 /// world-readable staging directory (the repository may sit under a 0700 home, out of
 /// that user's reach) holding a copy of `pinvault`, pinvaultd with its agent socket,
-/// one credential of the user registered through the CLI as that user, and sshd on
-/// 127.0.0.1 that lets the user in with that credential's key (`pinvault ssh-key`).
+/// one `ssh` credential of the user registered through the CLI as that user, and sshd
+/// on 127.0.0.1 that lets the user in with that credential's key (`pinvault ssh-key`).
 /// ssh, ssh-add and ssh-keygen run as the user, through setpriv.
 final class OpenSSHFixture {
     let stage: TemporaryDirectory
@@ -19,6 +19,8 @@ final class OpenSSHFixture {
     let keyLine: String
     /// A file holding `keyLine`, readable by the user.
     let keyFile: String
+    /// The file sshd reads the user's keys from, holding `keyLine` (`authorize` adds more).
+    let authorizedKeys: String
     let pin = "258046"
     let newPin = "370591"
 
@@ -46,7 +48,8 @@ final class OpenSSHFixture {
         try daemon.start()
 
         let registered = try Self.checked(user.run(
-            [pinvault, "register", user.name, "--label", "ssh", "--pin-stdin"], environment: Self.environment(daemon), input: pin + "\n"
+            [pinvault, "register", user.name, "--label", "ssh", "--purpose", "ssh", "--pin-stdin"],
+            environment: Self.environment(daemon), input: pin + "\n"
         ), "pinvault register")
         _ = registered
         keyLine = try Self.checked(
@@ -54,7 +57,7 @@ final class OpenSSHFixture {
         ).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         keyFile = stage.path + "/key.pub"
         try (keyLine + "\n").write(toFile: keyFile, atomically: true, encoding: .utf8)
-        let authorizedKeys = stage.path + "/authorized_keys"
+        authorizedKeys = stage.path + "/authorized_keys"
         try (keyLine + "\n").write(toFile: authorizedKeys, atomically: true, encoding: .utf8)
         for file in [keyFile, authorizedKeys] { chmod(file, 0o644) }
         server = try SSHServer(directory: stage.path, user: user.name, authorizedKeys: authorizedKeys)
@@ -65,6 +68,12 @@ final class OpenSSHFixture {
     }
 
     var environment: [String: String] { Self.environment(daemon) }
+
+    /// Lets the user in with each of `keyLines` too (sshd reads the file at each login).
+    func authorize(_ keyLines: [String]) throws {
+        try ([keyLine] + keyLines).map { $0 + "\n" }.joined().write(toFile: authorizedKeys, atomically: true, encoding: .utf8)
+        chmod(authorizedKeys, 0o644)
+    }
 
     static func checked(_ result: RunResult, _ what: String) throws -> RunResult {
         guard result.status == 0 else { throw TestKitError("\(what) failed: \(result)") }
@@ -93,23 +102,30 @@ final class OpenSSHFixture {
     /// `ssh -o BatchMode=yes` to the test's sshd as the user, running `command`: no
     /// configuration file, no known hosts, no password or keyboard prompts, keys from
     /// the agent only.
-    func ssh(_ command: String) throws -> RunResult {
+    func ssh(_ command: String, agent: String? = nil) throws -> RunResult {
         try user.run([
             "/usr/bin/ssh", "-F", "/dev/null", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
             "-o", "UserKnownHostsFile=/dev/null", "-o", "GlobalKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
             "-o", "ConnectTimeout=10", "-o", "PasswordAuthentication=no", "-o", "KbdInteractiveAuthentication=no",
             "-p", "\(server.port)", "\(user.name)@127.0.0.1", command,
-        ], environment: environment)
+        ], environment: environment.merging(agent.map { ["SSH_AUTH_SOCK": $0] } ?? [:]) { $1 })
     }
 
     /// `ssh-keygen -Y sign` of a file in the user's home (the agent signs), then
     /// `ssh-keygen -Y verify` against an allowed_signers file: whether it verified.
-    func signAndVerify(_ text: String) throws -> (signed: RunResult, verified: RunResult?) {
+    func signAndVerify(
+        _ text: String, agent: String? = nil, keyFile: String? = nil, keyLine: String? = nil
+    ) throws -> (signed: RunResult, verified: RunResult?) {
+        let keyFile = keyFile ?? self.keyFile
+        let keyLine = keyLine ?? self.keyLine
         let message = user.home + "/message.txt"
         try text.write(toFile: message, atomically: true, encoding: .utf8)
         chown(message, user.uid, user.gid)
         unlink(message + ".sig")
-        let signed = try user.run(["/usr/bin/ssh-keygen", "-Y", "sign", "-f", keyFile, "-n", "git", message], environment: environment)
+        let signed = try user.run(
+            ["/usr/bin/ssh-keygen", "-Y", "sign", "-f", keyFile, "-n", "git", message],
+            environment: environment.merging(agent.map { ["SSH_AUTH_SOCK": $0] } ?? [:]) { $1 }
+        )
         guard signed.status == 0 else { return (signed, nil) }
         let allowed = stage.path + "/allowed_signers"
         try "\(user.name) \(keyLine)\n".write(toFile: allowed, atomically: true, encoding: .utf8)

@@ -1,0 +1,31 @@
+import Foundation
+import PinVaultCrypto
+import PinVaultStore
+import PinVaultTestKit
+
+/// Credentials as the second release made them — record format 1, no purpose, read as
+/// `legacy` — written into a stopped daemon's vault for the current uid, so that any
+/// uid's test can use them. (`SecondReleaseVaultTests` opens a vault the second
+/// release's binaries wrote, which only root's tests can use.)
+enum LegacyCredentials {
+    /// Adds a legacy credential of `user` under `pin` to `daemon`'s vault (the daemon
+    /// stopped, its pepper made); its key id.
+    static func add(to daemon: TestDaemon, user: String, label: String?, pin: String) throws -> String {
+        let pepperBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: daemon.stateDirectory + "/pepper")))
+        let pepper = try Pepper(secret: pepperBytes.withUnsafeBytes { try SecretBytes(copying: $0) })
+        let seed = try Ed25519.generateSeed()
+        let keyPair = try SigningKeyPair(seed: seed)
+        let keyId = try KeyID(publicKey: keyPair.publicKey)
+        let sealed = try SeedSealer.seal(
+            seed: seed, pin: try Array(pin.utf8).withUnsafeBytes { try SecretBytes(copying: $0) }, pepper: pepper,
+            purpose: .legacy, ownerUid: geteuid(), user: user, keyId: keyId,
+            parameters: KDFParameters(opslimit: 1, memlimit: 8192)
+        )
+        let store = try VaultStore(path: daemon.stateDirectory + "/vault.sqlite")
+        defer { store.close() }
+        try store.write {
+            try $0.insert(CredentialRecord(sealed: sealed, label: label, publicKey: keyPair.publicKey, createdAt: Int64(time(nil))))
+        }
+        return keyId.hex
+    }
+}
