@@ -30,7 +30,9 @@ import nacl.exceptions
 import nacl.pwhash
 import nacl.secret
 
-FORMAT_VERSION = 1
+FORMAT_VERSIONS = (1, 2)
+# Format 2's purpose byte (FORMAT.md section 3); a format-1 record is legacy and has none.
+PURPOSE_BYTES = {"authenticate": 1, "ssh": 2, "login": 3}
 TAG = b"pinvault"
 ALG_ARGON2ID13 = 2
 SALT_SIZE = 16
@@ -50,9 +52,12 @@ def header_encoding(row: dict) -> bytes:
     user = row["user"].encode("utf-8")
     if len(user) > 0xFFFF:
         raise ValueError("user longer than its 2-byte length field")
+    purpose = b"" if row["format_version"] == 1 else bytes([PURPOSE_BYTES[row["purpose"]]])
     return (
         TAG
-        + struct.pack(">BIH", row["format_version"], row["owner_uid"], len(user))
+        + bytes([row["format_version"]])
+        + purpose
+        + struct.pack(">IH", row["owner_uid"], len(user))
         + user
         + bytes.fromhex(row["key_id"])
         + struct.pack(">BQQ", ALG_ARGON2ID13, row["kdf_opslimit"], row["kdf_memlimit"])
@@ -74,8 +79,13 @@ def box_key(pin_key_bytes: bytes, pepper: bytes, header: bytes) -> bytes:
 
 
 def check_row(row: dict) -> None:
-    if row["format_version"] != FORMAT_VERSION:
+    if row["format_version"] not in FORMAT_VERSIONS:
         raise ValueError(f"unknown format_version {row['format_version']}")
+    # Format 1 holds the legacy keys only, format 2 every other purpose.
+    if (row["format_version"] == 1) != (row.get("purpose", "legacy") == "legacy"):
+        raise ValueError(f"format_version {row['format_version']} cannot hold purpose {row.get('purpose')}")
+    if row["format_version"] == 2 and row["purpose"] not in PURPOSE_BYTES:
+        raise ValueError(f"unknown purpose {row['purpose']}")
     for column, size in (("salt", SALT_SIZE), ("nonce", NONCE_SIZE),
                          ("sealed_seed", SEALED_SEED_SIZE), ("public_key", 32)):
         if len(row[column]) != size:
@@ -118,16 +128,16 @@ def read_row(database: str, key_id: str) -> dict:
     connection.row_factory = sqlite3.Row
     try:
         found = connection.execute(
-            "SELECT key_id, owner_uid, user, public_key, format_version, kdf_opslimit,"
-            " kdf_memlimit, salt, nonce, sealed_seed FROM credentials WHERE key_id = ?",
-            (key_id,),
+            "SELECT * FROM credentials WHERE key_id = ?", (key_id,),
         ).fetchone()
     finally:
         connection.close()
     if found is None:
         raise SystemExit(f"no credential with key_id {key_id}")
-    return {name: (bytes(found[name]) if isinstance(found[name], (bytes, memoryview)) else found[name])
-            for name in found.keys()}
+    row = {name: (bytes(found[name]) if isinstance(found[name], (bytes, memoryview)) else found[name])
+           for name in found.keys()}
+    row.setdefault("purpose", "legacy")  # schema versions 1 and 2 have no purpose column
+    return row
 
 
 # The worked example of docs/FORMAT.md: a row sealed by PinVaultCrypto at the default
@@ -138,6 +148,7 @@ EXAMPLE_ROW = {
     "user": "alice@example.com",
     "public_key": bytes.fromhex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"),
     "format_version": 1,
+    "purpose": "legacy",
     "kdf_opslimit": 3,
     "kdf_memlimit": 67108864,
     "salt": bytes.fromhex("f2899c1065b2187c7e31676860ad5518"),
@@ -158,8 +169,25 @@ EXAMPLE_EXPECTED = {
 }
 
 
-def run_example() -> int:
-    row, failures = EXAMPLE_ROW, 0
+# The format-2 example (FORMAT.md section 11.2): the same seed, PIN, salt and nonce, for
+# purpose ssh. Only the header, and so the box key and the sealed seed, differ.
+EXAMPLE_ROW_V2 = dict(
+    EXAMPLE_ROW, format_version=2, purpose="ssh",
+    sealed_seed=bytes.fromhex("ff9b5592e9e02745ab24315f9f9f58c61ad5591500cb738fbf3af23c4c55e641"
+                              "2c5a6548447b1aa1c5dca2a629517580"),
+)
+EXAMPLE_EXPECTED_V2 = dict(
+    EXAMPLE_EXPECTED,
+    header="70696e7661756c740202000003e80011616c696365406578616d706c652e636f6d"
+           "7849ac3049680be1ef762efe0d36e0170200000000000000030000000004000000"
+           "f2899c1065b2187c7e31676860ad5518",
+    box_key="256144ff243854dbb926d7b6a82cce566ff8668efbbc47ca7fb633709c308ca6",
+)
+
+
+def check_example(title: str, row: dict, expected_values: dict) -> int:
+    failures = 0
+    print(title)
     header = header_encoding(row)
     derived = pin_key(EXAMPLE_PIN, row)
     computed = {
@@ -168,7 +196,7 @@ def run_example() -> int:
         "box_key": box_key(derived, EXAMPLE_PEPPER, header).hex(),
         "seed": recover(row, EXAMPLE_PEPPER, EXAMPLE_PIN).hex(),
     }
-    for name, expected in EXAMPLE_EXPECTED.items():
+    for name, expected in expected_values.items():
         verdict = "ok" if computed[name] == expected else "MISMATCH"
         failures += verdict != "ok"
         print(f"{name:8} {verdict:8} {computed[name]}")
@@ -178,6 +206,18 @@ def run_example() -> int:
         failures += 1
     except nacl.exceptions.CryptoError:
         print("wrong PIN ok       does not open")
+    return failures
+
+
+def run_example() -> int:
+    failures = check_example("format 1 (legacy):", EXAMPLE_ROW, EXAMPLE_EXPECTED)
+    failures += check_example("format 2 (purpose ssh):", EXAMPLE_ROW_V2, EXAMPLE_EXPECTED_V2)
+    try:
+        recover(dict(EXAMPLE_ROW_V2, purpose="authenticate"), EXAMPLE_PEPPER, EXAMPLE_PIN)
+        print("another purpose MISMATCH: opened")
+        failures += 1
+    except nacl.exceptions.CryptoError:
+        print("another purpose ok  does not open")
     return 1 if failures else 0
 
 

@@ -47,6 +47,35 @@ final class FormatExampleTests: XCTestCase {
         XCTAssertEqual(try exampleRecord().header.canonicalEncoding().hex, headerHex)
     }
 
+    // MARK: Format 2 (docs/FORMAT.md §11.2): the same key, PIN, salt and nonce, purpose ssh.
+
+    private let headerV2Hex = "70696e7661756c740202000003e80011616c696365406578616d706c652e636f6d"
+        + "7849ac3049680be1ef762efe0d36e0170200000000000000030000000004000000"
+        + "f2899c1065b2187c7e31676860ad5518"
+    private let boxKeyV2Hex = "256144ff243854dbb926d7b6a82cce566ff8668efbbc47ca7fb633709c308ca6"
+
+    private func exampleRecordV2() throws -> SealedSeed {
+        var record = try exampleRecord()
+        record.header.formatVersion = 2
+        record.header.purpose = .ssh
+        record.ciphertext = [UInt8](hex: "ff9b5592e9e02745ab24315f9f9f58c61ad5591500cb738fbf3af23c4c55e641"
+            + "2c5a6548447b1aa1c5dca2a629517580")
+        return record
+    }
+
+    func testFormat2Example_headerHoldsThePurpose_andTheSeedOpens() throws {
+        let record = try exampleRecordV2()
+        XCTAssertEqual(record.header.canonicalEncoding().hex, headerV2Hex)
+        let pin = try secret("493027")
+        let pinKey = try PinKDF.deriveKey(pin: pin, salt: record.header.salt, parameters: record.header.kdf)
+        XCTAssertEqual(contents(pinKey).hex, pinKeyHex, "the PIN key does not depend on the header")
+        XCTAssertEqual(contents(try SeedSealer.boxKey(pinKey: pinKey, pepper: examplePepper(), header: record.header)).hex, boxKeyV2Hex)
+        XCTAssertEqual(contents(try SeedSealer.open(record, pin: pin, pepper: examplePepper())).hex, seedHex)
+        var asAppKey = record
+        asAppKey.header.purpose = .authenticate
+        XCTAssertThrowsError(try SeedSealer.open(asAppKey, pin: pin, pepper: examplePepper()), "its purpose edited")
+    }
+
     func testExample_intermediateKeysAndSeedAreTheDocumentedOnes() throws {
         let record = try exampleRecord()
         let pin = try secret("493027")
