@@ -48,6 +48,8 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "CPinVaultSystem"),
+        // The system's libcrypto (OpenSSL 3), for the host keys session-bind names.
+        .target(name: "CPinVaultOpenSSL", linkerSettings: [.linkedLibrary("crypto")]),
 
         // The system, secrets, and rules with no I/O.
         .target(name: "PinVaultSystem", dependencies: ["CPinVaultSystem"]),
@@ -82,16 +84,22 @@ let package = Package(
             name: "PinVaultVarlink",
             dependencies: ["PinVaultEngine", "PinVaultTransport", "PinVaultProtocol", "PinVaultCore", "PinVaultCrypto"]
         ),
+        // The ssh-agent door over any backend (framing, the switch, session-bind), and
+        // pinvaultd's agent socket: that door over the engine.
+        .target(
+            name: "PinVaultAgentDoor",
+            dependencies: ["PinVaultTransport", "PinVaultSSHProtocol", "PinVaultCrypto", "CPinVaultOpenSSL"]
+        ),
         .target(
             name: "PinVaultSSHAgent",
-            dependencies: ["PinVaultEngine", "PinVaultTransport", "PinVaultSSHProtocol", "PinVaultCrypto"]
+            dependencies: ["PinVaultAgentDoor", "PinVaultEngine", "PinVaultTransport", "PinVaultSSHProtocol", "PinVaultCrypto"]
         ),
 
         // The daemon: configuration, start-up, the composition root; and its executable.
         .target(
             name: "PinVaultDaemon",
             dependencies: [
-                "PinVaultVarlink", "PinVaultSSHAgent", "PinVaultEngine", "PinVaultTransport", "PinVaultStore",
+                "PinVaultVarlink", "PinVaultSSHAgent", "PinVaultAgentDoor", "PinVaultEngine", "PinVaultTransport", "PinVaultStore",
                 "PinVaultCore", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -157,6 +165,7 @@ let package = Package(
         ),
         .testTarget(name: "PinVaultProtocolTests", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
         .testTarget(name: "PinVaultSSHProtocolTests", dependencies: ["PinVaultSSHProtocol"]),
+        .testTarget(name: "PinVaultAgentDoorTests", dependencies: ["PinVaultAgentDoor", "PinVaultSSHProtocol", "PinVaultProtocol"]),
         .testTarget(
             name: "PinVaultSSHAgentTests",
             dependencies: ["PinVaultEmbedded", "PinVaultSSHProtocol", "PinVaultTransport", "PinVaultCrypto"]

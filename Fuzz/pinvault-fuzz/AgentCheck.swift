@@ -49,9 +49,10 @@ enum AgentCheck {
         let length = Int(reply[0]) << 24 | Int(reply[1]) << 16 | Int(reply[2]) << 8 | Int(reply[3])
         guard length == reply.count - 4 else { FuzzHarness.trap("an agent reply whose length is not its size") }
         let types = [SSHAgentRequest.Number.failure, SSHAgentRequest.Number.success,
-                     SSHAgentRequest.Number.identitiesAnswer, SSHAgentRequest.Number.signResponse]
+                     SSHAgentRequest.Number.identitiesAnswer, SSHAgentRequest.Number.signResponse,
+                     SSHAgentRequest.Number.extensionFailure]
         guard types.contains(reply[4]) else { FuzzHarness.trap("an agent reply of type \(reply[4])") }
-        if reply[4] == SSHAgentRequest.Number.failure && reply.count != 5 {
+        if (reply[4] == SSHAgentRequest.Number.failure || reply[4] == SSHAgentRequest.Number.extensionFailure) && reply.count != 5 {
             FuzzHarness.trap("a failure with a body")
         }
     }

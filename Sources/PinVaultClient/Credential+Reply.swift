@@ -18,7 +18,8 @@ extension Credential {
             lockedUntil: wire.lockedUntil.map(Date.init(unixSeconds:)),
             unregistrationExpiresAt: wire.unregistrationExpiresAt.map(Date.init(unixSeconds:)),
             unlockedUntil: wire.unlockedUntil.map(Date.init(unixSeconds:)),
-            purpose: Purpose(wire.purpose)
+            purpose: Purpose(wire.purpose),
+            sshCertificates: wire.sshCertificates
         )
     }
 

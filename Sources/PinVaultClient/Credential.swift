@@ -58,13 +58,15 @@ public struct Credential: Equatable, Sendable {
     public var unregistrationExpiresAt: Date?
     /// While an unlock session of the owner is open on it: when it ends.
     public var unlockedUntil: Date?
+    /// An `ssh` credential's OpenSSH certificate blobs (List and the certificate calls).
+    public var sshCertificates: [[UInt8]]
 
     /// Each field as given.
     public init(
         user: String, keyId: String, label: String?, publicKey: [UInt8], ownerUid: UInt32,
         createdAt: Date, lastUsedAt: Date?, failedAttempts: Int, remainingAttempts: Int,
         state: State, lockedUntil: Date?, unregistrationExpiresAt: Date?, unlockedUntil: Date? = nil,
-        purpose: Purpose = .authenticate
+        purpose: Purpose = .authenticate, sshCertificates: [[UInt8]] = []
     ) {
         self.user = user
         self.keyId = keyId
@@ -80,5 +82,6 @@ public struct Credential: Equatable, Sendable {
         self.unregistrationExpiresAt = unregistrationExpiresAt
         self.unlockedUntil = unlockedUntil
         self.purpose = purpose
+        self.sshCertificates = sshCertificates
     }
 }

@@ -8,9 +8,12 @@ extension PinVaultClient {
     /// credential unlocked for the caller's uid for `ttl` (whole seconds, at least 1;
     /// the daemon caps it at its `sessions.max_ttl_seconds`). With
     /// `bindToConnection`, the session also ends when this client's connection
-    /// closes: keep the client open for as long as it should last. Consumes `pin`.
+    /// closes: keep the client open for as long as it should last. `confirmEachUse`:
+    /// every signature needs the owner's yes in the per-user agent's prompt;
+    /// `allowForwarding`: an agent may sign for a connection ssh forwarded. Consumes `pin`.
     public func unlock(
-        user: String, keyId: String? = nil, pin: PIN, ttl: Duration, bindToConnection: Bool = false
+        user: String, keyId: String? = nil, pin: PIN, ttl: Duration, bindToConnection: Bool = false,
+        confirmEachUse: Bool = false, allowForwarding: Bool = false
     ) async throws(PinVaultError) -> UnlockSession {
         let secrets = try PIN.take([(pin, "pin")])
         try ClientLimits.checkUser(user)
@@ -22,6 +25,8 @@ extension PinVaultClient {
             parameters.secretField("pin", secrets[0], encoding: .raw)
             parameters.field("ttlSeconds", seconds)
             if bindToConnection { parameters.field("bindToConnection", true) }
+            if confirmEachUse { parameters.field("confirmEachUse", true) }
+            if allowForwarding { parameters.field("allowForwarding", true) }
         } decode: { reply throws(ParameterError) in
             UnlockSession(
                 keyId: try reply.keyID(required: true)?.hex ?? "",
@@ -54,6 +59,50 @@ extension PinVaultClient {
         } decode: { reply throws(ParameterError) in
             let bytes = ProtocolLimits.signatureBytes...ProtocolLimits.signatureBytes
             return try reply.base64("signature", required: true, decodedBytes: bytes) ?? []
+        }
+    }
+
+    /// For an ssh-agent of the caller's (the per-user agent): signs `data`, what an ssh
+    /// client asked it to sign, with the caller's unlocked `ssh` credential `keyId`.
+    /// `forwarded`: the agent's connection was one ssh forwarded; `confirmed`: the
+    /// owner said yes to this signature. Throws `.notUnlocked`, `.confirmationRequired`,
+    /// `.forwardingNotAllowed`, `.wrongPurpose`, or `.invalidParameter("challenge")` for
+    /// data that is not SSH data for that key.
+    public func agentSign(
+        keyId: String, data: [UInt8], forwarded: Bool = false, confirmed: Bool = false
+    ) async throws(PinVaultError) -> [UInt8] {
+        try ClientLimits.checkKeyId(keyId)
+        guard ProtocolLimits.agentDataBytes.contains(data.count) else { throw .invalidParameter("challenge") }
+        return try await call(.agentSign) { parameters in
+            parameters.field("keyId", keyId)
+            parameters.field("challenge", Base64.encodedString(data))
+            if forwarded { parameters.field("forwarded", true) }
+            if confirmed { parameters.field("confirmed", true) }
+        } decode: { reply throws(ParameterError) in
+            let bytes = ProtocolLimits.signatureBytes...ProtocolLimits.signatureBytes
+            return try reply.base64("signature", required: true, decodedBytes: bytes) ?? []
+        }
+    }
+
+    /// Attaches an OpenSSH user certificate (its blob) of the key of the caller's `ssh`
+    /// credential `keyId`: the agents offer it beside the key. Returns the credential.
+    public func addSSHCertificate(keyId: String, certificate: [UInt8]) async throws(PinVaultError) -> Credential {
+        try await changeCertificates(.addSSHCertificate, keyId: keyId, certificate: certificate)
+    }
+
+    /// Detaches a certificate from the caller's `ssh` credential `keyId`.
+    public func removeSSHCertificate(keyId: String, certificate: [UInt8]) async throws(PinVaultError) -> Credential {
+        try await changeCertificates(.removeSSHCertificate, keyId: keyId, certificate: certificate)
+    }
+
+    private func changeCertificates(_ method: VaultMethod, keyId: String, certificate: [UInt8]) async throws(PinVaultError) -> Credential {
+        try ClientLimits.checkKeyId(keyId)
+        guard ProtocolLimits.certificateBytes.contains(certificate.count) else { throw .invalidParameter("certificate") }
+        return try await call(method) { parameters in
+            parameters.field("keyId", keyId)
+            parameters.field("certificate", Base64.encodedString(certificate))
+        } decode: { reply throws(ParameterError) in
+            try Credential.decode("credential", in: reply)
         }
     }
 }

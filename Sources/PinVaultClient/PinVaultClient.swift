@@ -88,11 +88,14 @@ public final class PinVaultClient: Sendable {
 
     /// The caller's credentials, of `user` or all. Admins may pass `ownerUid` to list
     /// another uid's.
-    public func list(user: String? = nil, ownerUid: UInt32? = nil) async throws(PinVaultError) -> [Credential] {
+    public func list(
+        user: String? = nil, ownerUid: UInt32? = nil, purpose: Credential.Purpose? = nil
+    ) async throws(PinVaultError) -> [Credential] {
         if let user { try ClientLimits.checkUser(user) }
         return try await call(.list) { parameters in
             parameters.optionalField("user", user)
             parameters.optionalField("ownerUid", ownerUid.map(Int64.init))
+            parameters.optionalField("purpose", purpose?.rawValue)
         } decode: { reply throws(ParameterError) in
             let objects = try reply.objects("credentials", required: true) ?? []
             var credentials: [Credential] = []

@@ -57,6 +57,13 @@ extension PinVaultError {
         /// The credential's key is for another `purpose` than this call serves (an
         /// `ssh` key and `sign`, say). Nothing was counted.
         public static let wrongPurpose = Code(.wrongPurpose)
+        /// The signature was asked through a connection ssh forwarded (`ssh -A`), and the
+        /// key was not unlocked to allow that.
+        public static let forwardingNotAllowed = Code(.forwardingNotAllowed)
+        /// The key was unlocked to confirm each use, and the call did not confirm this one.
+        public static let confirmationRequired = Code(.confirmationRequired)
+        /// The credential carries as many OpenSSH certificates as it may (`limit`).
+        public static let tooManyCertificates = Code(.tooManyCertificates)
 
         // org.varlink.service
 
@@ -110,6 +117,9 @@ extension PinVaultError {
     public static let notUnlocked = PinVaultError(Code.notUnlocked)
     public static let internalError = PinVaultError(Code.internalError)
     public static func wrongPurpose(_ purpose: Credential.Purpose) -> PinVaultError { .init(Code.wrongPurpose, .purpose(purpose)) }
+    public static let forwardingNotAllowed = PinVaultError(Code.forwardingNotAllowed)
+    public static let confirmationRequired = PinVaultError(Code.confirmationRequired)
+    public static func tooManyCertificates(limit: Int) -> PinVaultError { .init(Code.tooManyCertificates, .limit(limit)) }
     public static func invalidParameter(_ parameter: String) -> PinVaultError { .init(Code.invalidParameter, .name(parameter)) }
     public static let permissionDenied = PinVaultError(Code.permissionDenied)
     public static func methodNotFound(_ method: String) -> PinVaultError { .init(Code.methodNotFound, .name(method)) }

@@ -36,6 +36,12 @@ extension PinVaultError {
             return "the credential is not unlocked"
         case .internalError:
             return "the daemon failed internally; nothing was changed"
+        case .forwardingNotAllowed:
+            return "the key may not sign for a forwarded agent (pinvault unlock --allow-forwarding allows it)"
+        case .confirmationRequired:
+            return "each use of the key must be confirmed, and nothing here can ask"
+        case .tooManyCertificates:
+            return "the credential carries as many certificates as it may (\(limit ?? 0))"
         case .wrongPurpose:
             return "the credential's key is for \(purpose?.rawValue ?? "another purpose"), not for this"
         case .invalidParameter:

@@ -53,6 +53,12 @@ extension PinVaultError {
             return .notUnlocked
         case .internalError:
             return .internalError
+        case .forwardingNotAllowed:
+            return .forwardingNotAllowed
+        case .confirmationRequired:
+            return .confirmationRequired
+        case .tooManyCertificates:
+            return .tooManyCertificates(limit: Int(clamping: try int("limit")))
         case .wrongPurpose:
             let purpose = try p.enumeration("purpose", required: true, as: VaultCredential.Purpose.self) ?? .legacy
             return .wrongPurpose(Credential.Purpose(purpose))

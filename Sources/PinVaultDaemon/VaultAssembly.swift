@@ -1,6 +1,7 @@
 import Logging
 import PinVaultCrypto
 import PinVaultEngine
+import PinVaultAgentDoor
 import PinVaultSSHAgent
 import PinVaultStore
 import PinVaultSystem
@@ -18,7 +19,7 @@ public final class VaultAssembly: Sendable {
     /// The `io.pinvault.Vault` door.
     public let varlink: VarlinkFrontDoor
     /// The ssh-agent door, over the same engine (its sessions).
-    public let sshAgent: SSHAgentFrontDoor
+    public let sshAgent: SSHAgentDoor
 
     /// Starts the engine's pools for `configuration` (the store and pepper stay the
     /// caller's: it closes the store after `shutdown`). `now` is the wall clock in
@@ -40,7 +41,7 @@ public final class VaultAssembly: Sendable {
             engine: engine, serverStats: serverStats,
             version: PinVaultVersion.current, maxMessageBytes: configuration.server.maxMessageBytes
         )
-        sshAgent = SSHAgentFrontDoor(engine: engine)
+        sshAgent = SSHAgentFrontDoor.make(engine: engine)
     }
 
     /// Stops the engine's pools (queued work runs or is dropped if cancelled) and ends

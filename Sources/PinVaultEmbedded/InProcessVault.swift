@@ -112,17 +112,18 @@ public final class InProcessVault {
     /// the agent door, waits for its reply — one whole frame, length included — and hands
     /// it to `inspect` where the door wrote it, zeroed when `inspect` returns. The agent
     /// door closes no connection for a message (only its framing does), so there is
-    /// always a reply.
+    /// always a reply. Each message comes on a connection of its own, unless
+    /// `connection` names one (a session-bind and the requests after it).
     public func exchangeAgent<R, E: Error>(
-        message: UnsafeRawBufferPointer, peer: Peer,
+        message: UnsafeRawBufferPointer, peer: Peer, connection: ConnectionID? = nil,
         inspect: (UnsafeRawBufferPointer) throws(E) -> R
     ) throws(E) -> R {
         let answer = Answer()
         let route = ReplyRoute(
-            peer: peer, connection: nextConnection, peerHasLeft: false, reply: replyBuffer,
+            peer: peer, connection: connection ?? nextConnection, peerHasLeft: false, reply: replyBuffer,
             deliver: { answer.deliver($0) }
         )
-        nextConnection += 1
+        if connection == nil { nextConnection += 1 }
         _ = assembly.sshAgent.handle(message: message, route: route)
         let reply = answer.wait()
         defer { reply.zero() }

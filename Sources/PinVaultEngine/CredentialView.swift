@@ -27,4 +27,7 @@ public struct CredentialView: Sendable, Equatable {
     public let unregistrationExpiresAt: Int64?
     /// Set while an unlock session of the owner is open on it (Unix seconds).
     public let unlockedUntil: Int64?
+    /// The OpenSSH certificate blobs attached to it (an `ssh` credential's), where the
+    /// answer carries them (List, and the certificate calls).
+    public let sshCertificates: [[UInt8]]
 }

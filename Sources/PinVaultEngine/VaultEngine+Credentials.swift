@@ -47,13 +47,17 @@ extension VaultEngine {
         }
     }
 
-    func list(_ call: Call, user: String?, ownerUid: UInt32?) {
+    func list(_ call: Call, user: String?, ownerUid: UInt32?, purpose: KeyPurpose?) {
         guard ownerUid == nil || call.caller.isAdmin else { return call.finish(.failure(.permissionDenied)) }
         let owner = ownerUid ?? call.caller.uid
         onStore(call) { [self] () throws(VaultError) -> VaultResult? in
-            let records = try read(call) { try $0.credentials(ownerUid: owner, user: user) }
             let time = now()
-            return .credentials(records.map { view(of: $0, at: time) })
+            let views: [CredentialView] = try read(call) { reader in
+                try reader.credentials(ownerUid: owner, user: user)
+                    .filter { purpose == nil || $0.purpose == purpose }
+                    .map { view(of: $0, at: time, certificates: $0.purpose == .ssh ? try reader.certificates(keyId: $0.keyId) : []) }
+            }
+            return .credentials(views)
         }
     }
 

@@ -12,7 +12,10 @@ import PinVaultSystem
 /// store nor the KDF pool: it signs on the caller's thread — the event loop — within
 /// the uid's `SigningBudget`, and on the signing thread past it.
 extension VaultEngine {
-    func unlock(_ call: Call, user: String, keyId: KeyID?, pin: SecretBytes, ttlSeconds: Int64, boundConnection: UInt64?) {
+    func unlock(
+        _ call: Call, user: String, keyId: KeyID?, pin: SecretBytes, ttlSeconds: Int64, boundConnection: UInt64?,
+        constraints: SessionConstraints
+    ) {
         let maxTtl = settings.sessionMaxTtlSeconds
         guard maxTtl > 0 else { return call.finish(.failure(.permissionDenied)) }
         let ttl = min(max(ttlSeconds, 1), maxTtl)
@@ -27,7 +30,7 @@ extension VaultEngine {
         withPin(call, owner: owner, user: user, keyId: keyId, pin: pin, use: use, admitting: admitting) { [self] record, seed, wrongPins throws(VaultError) in
             try openSession(
                 call, record: record, seed: seed, pin: pin, ttlSeconds: ttl, boundConnection: boundConnection,
-                failedAttemptsCleared: wrongPins
+                constraints: constraints, failedAttemptsCleared: wrongPins
             )
         }
     }
@@ -38,7 +41,7 @@ extension VaultEngine {
     /// before it (and the session is not opened).
     private func openSession(
         _ call: Call, record: CredentialRecord, seed: SecretBytes, pin: SecretBytes, ttlSeconds: Int64, boundConnection: UInt64?,
-        failedAttemptsCleared: Int
+        constraints: SessionConstraints, failedAttemptsCleared: Int
     ) throws(VaultError) -> VaultResult {
         let key = try crypto(call) { () throws(CryptoError) in try ProtectedSigningKey(seed: seed) }
         let upgraded = try upgradedSeal(of: record, seed: seed, pin: pin, call: call)
@@ -57,12 +60,13 @@ extension VaultEngine {
             updated.lastUsedAt = time
             if let upgraded { updated.sealed = upgraded }
             try writer.update(updated)
+            let certificates = record.purpose == .ssh ? try writer.certificates(keyId: record.keyId) : []
             do throws(SessionTable.Refusal) {
                 return try sessions.open(
                     keyId: record.keyId, owner: record.ownerUid, user: record.user, label: record.label,
                     purpose: record.purpose, key: key,
                     ttlNanoseconds: UInt64(ttlSeconds) * 1_000_000_000, wallUntil: time + ttlSeconds,
-                    boundConnection: boundConnection,
+                    boundConnection: boundConnection, constraints: constraints, certificates: certificates,
                     abandoned: call.isCancelled
                 )
             } catch {
@@ -91,10 +95,11 @@ extension VaultEngine {
     }
 
     /// Signs with the caller's session on `keyId`, if `access` may sign `message` with
-    /// that key (`KeyAccess.check`, under the table's lock with the session found).
-    func sign(_ call: Call, keyId: KeyID, message: [UInt8], access: KeyAccess) {
+    /// that key (`KeyAccess.check`) and the session's constraints allow it in `context`
+    /// (`SessionConstraints.check`), both under the table's lock with the session found.
+    func sign(_ call: Call, keyId: KeyID, message: [UInt8], access: KeyAccess, context: SigningContext) {
         let owner = call.caller.uid
-        switch sessions.sign(message, keyId: keyId, owner: owner, access: access, inline: true) {
+        switch sessions.sign(message, keyId: keyId, owner: owner, access: access, context: context, inline: true) {
         case .signed(let signature):
             call.finish(.success(.signature(signature)))
         case .notUnlocked:
@@ -105,7 +110,8 @@ extension VaultEngine {
             call.finish(.failure(failure(error, call)))
         case .overBudget:
             let admission = signingQueue.submitAnswering(uid: owner, isCancelled: call.isCancelled) { [self] in
-                let result: Result<VaultResult, VaultError> = switch sessions.sign(message, keyId: keyId, owner: owner, access: access, inline: false) {
+                let signed = sessions.sign(message, keyId: keyId, owner: owner, access: access, context: context, inline: false)
+                let result: Result<VaultResult, VaultError> = switch signed {
                 case .signed(let signature): .success(.signature(signature))
                 case .notUnlocked, .overBudget: .failure(.notUnlocked)
                 case .refused(let error): .failure(error)

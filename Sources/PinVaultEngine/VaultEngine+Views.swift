@@ -3,8 +3,9 @@ import PinVaultStore
 
 /// Stored records as callers see them.
 extension VaultEngine {
-    /// `record` with the state the lockout rules give it at `time` (now by default).
-    func view(of stored: CredentialRecord, at time: Int64? = nil) -> CredentialView {
+    /// `record` with the state the lockout rules give it at `time` (now by default), and
+    /// the `certificates` attached to it when the answer carries them.
+    func view(of stored: CredentialRecord, at time: Int64? = nil, certificates: [[UInt8]] = []) -> CredentialView {
         let time = time ?? now()
         // Times beyond their bounds from now come from a clock stepped back: shown capped.
         let record = cappedToClock(stored, at: time) ?? stored
@@ -34,7 +35,8 @@ extension VaultEngine {
             state: state,
             lockedUntil: record.lockedUntil.flatMap { $0 > time ? $0 : nil },
             unregistrationExpiresAt: pendingUntil,
-            unlockedUntil: sessions.unlockedUntil(record.keyId, owner: record.ownerUid, wallNow: time)
+            unlockedUntil: sessions.unlockedUntil(record.keyId, owner: record.ownerUid, wallNow: time),
+            sshCertificates: certificates
         )
     }
 }

@@ -179,8 +179,8 @@ public final class VaultEngine: Sendable {
             call.finish(caller.isAdmin ? .success(.stats(stats.snapshot(kdf: kdfPool.snapshot))) : .failure(.permissionDenied))
         case .register(let user, let pin, let label, let purpose):
             register(call, user: user, pin: pin, label: label, purpose: purpose)
-        case .list(let user, let ownerUid):
-            list(call, user: user, ownerUid: ownerUid)
+        case .list(let user, let ownerUid, let purpose):
+            list(call, user: user, ownerUid: ownerUid, purpose: purpose)
         case .authenticate(let user, let keyId, let pin, let challenge, let ownerUid):
             authenticate(call, user: user, keyId: keyId, pin: pin, challenge: challenge, ownerUid: ownerUid)
         case .changePin(let user, let keyId, let currentPin, let newPin):
@@ -197,12 +197,19 @@ public final class VaultEngine: Sendable {
             unblock(call, ownerUid: ownerUid, user: user, keyId: keyId)
         case .reset:
             reset(call)
-        case .unlock(let user, let keyId, let pin, let ttlSeconds, let boundConnection):
-            unlock(call, user: user, keyId: keyId, pin: pin, ttlSeconds: ttlSeconds, boundConnection: boundConnection)
+        case .unlock(let user, let keyId, let pin, let ttlSeconds, let boundConnection, let constraints):
+            unlock(
+                call, user: user, keyId: keyId, pin: pin, ttlSeconds: ttlSeconds, boundConnection: boundConnection,
+                constraints: constraints
+            )
         case .lock(let keyId, let access):
             lock(call, keyId: keyId, access: access)
-        case .sign(let keyId, let message, let access):
-            sign(call, keyId: keyId, message: message, access: access)
+        case .sign(let keyId, let message, let access, let context):
+            sign(call, keyId: keyId, message: message, access: access, context: context)
+        case .addSSHCertificate(let keyId, let certificate):
+            addCertificate(call, keyId: keyId, certificate: certificate)
+        case .removeSSHCertificate(let keyId, let certificate):
+            removeCertificate(call, keyId: keyId, certificate: certificate)
         case .unlockedKeys(let access):
             call.finish(.success(.unlockedKeys(sessions.views(owner: caller.uid, wallNow: now()).filter { access.serves($0.purpose) })))
         }

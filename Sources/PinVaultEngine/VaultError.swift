@@ -39,6 +39,17 @@ public enum VaultError: Error, Equatable, Sendable {
     /// userauth request, SSHSIG preimage or certificate given to Authenticate or Sign,
     /// or anything but SSH data given to an agent (`KeyAccess.check`). Nothing counted.
     case invalidChallenge
+    /// The request came through a forwarded agent connection (`ssh -A`) and the key was
+    /// not unlocked with `allowForwarding`. Nothing signed.
+    case forwardingNotAllowed
+    /// The key was unlocked with `confirmEachUse` and the door did not say the owner
+    /// confirmed this signature (only the per-user agent can ask). Nothing signed.
+    case confirmationRequired
+    /// Not an OpenSSH user certificate of the credential's key (malformed, of another
+    /// key, a host certificate), or, to remove, not one attached. Nothing changed.
+    case invalidCertificate
+    /// The credential carries as many certificates as it may.
+    case tooManyCertificates(limit: Int)
     /// The caller may not do this.
     case permissionDenied
     /// The store or the system failed; the daemon's log says how. Nothing changed.

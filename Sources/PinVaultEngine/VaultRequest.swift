@@ -8,7 +8,9 @@ public enum VaultRequest: Sendable {
     case checkPin(pin: SecretBytes)
     /// A new credential for `purpose` (never `legacy`: its door refuses that).
     case register(user: String, pin: SecretBytes, label: String?, purpose: KeyPurpose)
-    case list(user: String?, ownerUid: UInt32?)
+    /// The credentials of `ownerUid` (the caller's when nil), of one user and of one
+    /// purpose when given.
+    case list(user: String?, ownerUid: UInt32?, purpose: KeyPurpose? = nil)
     case authenticate(user: String, keyId: KeyID?, pin: SecretBytes, challenge: [UInt8], ownerUid: UInt32?)
     case changePin(user: String, keyId: KeyID?, currentPin: SecretBytes, newPin: SecretBytes)
     case beginUnregister(user: String, keyId: KeyID?, pin: SecretBytes?)
@@ -22,7 +24,10 @@ public enum VaultRequest: Sendable {
     /// front door's id of the connection whose end ends the session
     /// (`bindToConnection`), unique for the daemon's life; the door reports that end
     /// with `VaultEngine.endSessions(boundTo:)`.
-    case unlock(user: String, keyId: KeyID?, pin: SecretBytes, ttlSeconds: Int64, boundConnection: UInt64?)
+    case unlock(
+        user: String, keyId: KeyID?, pin: SecretBytes, ttlSeconds: Int64, boundConnection: UInt64?,
+        constraints: SessionConstraints = SessionConstraints()
+    )
     /// Ends the caller's session on `keyId`, or all of the caller's sessions — of the
     /// keys `access` serves, when a door names one (an agent's REMOVE_ALL_IDENTITIES
     /// ends what it offers, not an app's session).
@@ -30,7 +35,13 @@ public enum VaultRequest: Sendable {
     /// Signs exactly `message` (non-empty; its door bounds the size) with the caller's
     /// session on `keyId`: no PIN, no KDF. `access` is the door's (Varlink Sign, an
     /// ssh-agent): what it may sign with which key is `KeyAccess.check`'s to decide.
-    case sign(keyId: KeyID, message: [UInt8], access: KeyAccess)
+    /// `context`: what the door knows of the request (forwarded, confirmed), checked
+    /// against the session's `SessionConstraints`.
+    case sign(keyId: KeyID, message: [UInt8], access: KeyAccess, context: SigningContext = .plain)
+    /// Attaches an OpenSSH certificate of its key to the caller's `ssh` credential.
+    case addSSHCertificate(keyId: KeyID, certificate: [UInt8])
+    /// Detaches one.
+    case removeSSHCertificate(keyId: KeyID, certificate: [UInt8])
     /// The caller's unlocked credentials that `access` serves (the ssh-agent's
     /// REQUEST_IDENTITIES).
     case unlockedKeys(access: KeyAccess)

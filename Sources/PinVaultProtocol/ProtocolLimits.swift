@@ -29,6 +29,14 @@ public enum ProtocolLimits {
     /// `challenge`: 1–1024 bytes once base64-decoded.
     public static let challengeBytes: ClosedRange<Int> = 1...1024
 
+    /// `data` of AgentSign: what an ssh client asks its agent to sign, once
+    /// base64-decoded — a userauth request with a certificate and an RSA host key stays
+    /// under 8 KiB; this leaves room and keeps the call within `defaultMaxMessageBytes`.
+    public static let agentDataBytes: ClosedRange<Int> = 1...32_768
+
+    /// `certificate`: one OpenSSH certificate blob, once base64-decoded.
+    public static let certificateBytes: ClosedRange<Int> = 1...16_384
+
     /// `ttlSeconds` of Unlock: at least 1 (the daemon then caps it at its
     /// `sessions.max_ttl_seconds`); at most a year, so that no arithmetic overflows.
     public static let ttlSeconds: ClosedRange<Int64> = 1...31_536_000

@@ -9,6 +9,8 @@ public enum SSHAgentMessageError: Error, Equatable, Sendable {
     case notAnEd25519Key
     /// A name (a string OpenSSH reads as a C string) holding a NUL.
     case malformedName
+    /// A certificate that is not an `ssh-ed25519-cert-v01@openssh.com` one, or malformed.
+    case notAnEd25519Certificate
     /// Data to sign that is neither an SSH userauth request nor an SSHSIG preimage
     /// (`SSHSignedData`).
     case notSSHData

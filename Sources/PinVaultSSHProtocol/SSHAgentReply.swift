@@ -1,21 +1,28 @@
 /// The agent's replies, each one whole frame: the 4-byte length, then the message.
 public enum SSHAgentReply {
-    /// The extensions PinVault's agent answers (`query`'s reply).
-    public static let extensions = ["query"]
-
     /// SSH_AGENT_FAILURE.
     public static func failure() -> [UInt8] { frame { $0.byte(SSHAgentRequest.Number.failure) } }
+
+    /// SSH_AGENT_EXTENSION_FAILURE: an extension the agent knows refused the request.
+    public static func extensionFailure() -> [UInt8] { frame { $0.byte(SSHAgentRequest.Number.extensionFailure) } }
 
     /// SSH_AGENT_SUCCESS.
     public static func success() -> [UInt8] { frame { $0.byte(SSHAgentRequest.Number.success) } }
 
-    /// One identity of an IDENTITIES_ANSWER.
+    /// One identity of an IDENTITIES_ANSWER: an `ssh-ed25519` key or a certificate of one.
     public struct Identity: Equatable, Sendable {
-        public var publicKey: [UInt8]
+        public var keyBlob: [UInt8]
         public var comment: String
 
+        /// The key blob of a raw 32-byte Ed25519 public key.
         public init(publicKey: [UInt8], comment: String) {
-            self.publicKey = publicKey
+            self.keyBlob = SSHEd25519.keyBlob(publicKey: publicKey)
+            self.comment = comment
+        }
+
+        /// A key or certificate blob as it is.
+        public init(keyBlob: [UInt8], comment: String) {
+            self.keyBlob = keyBlob
             self.comment = comment
         }
     }
@@ -26,7 +33,7 @@ public enum SSHAgentReply {
             writer.byte(SSHAgentRequest.Number.identitiesAnswer)
             writer.uint32(UInt32(identities.count))
             for identity in identities {
-                writer.string(SSHEd25519.keyBlob(publicKey: identity.publicKey))
+                writer.string(identity.keyBlob)
                 writer.string(utf8: identity.comment)
             }
         }
@@ -42,7 +49,7 @@ public enum SSHAgentReply {
 
     /// The answer to the `query` extension (draft-miller-ssh-agent-04 §4.7.1):
     /// SSH_AGENT_SUCCESS, then the name of each extension the agent supports.
-    public static func queryAnswer() -> [UInt8] {
+    public static func queryAnswer(_ extensions: [String]) -> [UInt8] {
         frame { writer in
             writer.byte(SSHAgentRequest.Number.success)
             for name in extensions { writer.string(utf8: name) }

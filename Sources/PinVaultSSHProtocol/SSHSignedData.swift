@@ -207,3 +207,14 @@ extension UnsafeRawBufferPointer {
         count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
     }
 }
+
+extension SSHSignedData.UserauthRequest {
+    /// Whether the request authenticates with an OpenSSH certificate of the Ed25519 key
+    /// `publicKey`, under the certificate's algorithm name.
+    public func namesCertificate(of publicKey: [UInt8]) -> Bool {
+        guard algorithm.elementsEqual(SSHCertificate.typeName.utf8),
+              let certificate = try? keyBlob.withUnsafeBytes({ bytes throws(SSHAgentMessageError) in try SSHCertificate(blob: bytes) })
+        else { return false }
+        return certificate.publicKey == publicKey
+    }
+}

@@ -29,6 +29,11 @@ public struct SSHWireReader {
             | UInt32(bytes[offset + 2]) << 8 | UInt32(bytes[offset + 3])
     }
 
+    public mutating func uint64() throws(SSHAgentMessageError) -> UInt64 {
+        let high = try uint32()
+        return UInt64(high) << 32 | UInt64(try uint32())
+    }
+
     /// A `string`: a uint32 length, then that many bytes (a view into the message).
     public mutating func string() throws(SSHAgentMessageError) -> UnsafeRawBufferPointer {
         let length = try uint32()
@@ -67,6 +72,11 @@ public struct SSHWireWriter {
 
     public mutating func byte(_ value: UInt8) {
         bytes.append(value)
+    }
+
+    public mutating func uint64(_ value: UInt64) {
+        uint32(UInt32(truncatingIfNeeded: value >> 32))
+        uint32(UInt32(truncatingIfNeeded: value))
     }
 
     public mutating func uint32(_ value: UInt32) {

@@ -67,6 +67,24 @@ enum Schema {
             """,
             "CREATE INDEX credentials_legacy ON credentials (key_id) WHERE purpose = 'legacy'",
         ]),
+        // v4: OpenSSH certificates an owner attached to an ssh credential (docs/FORMAT.md
+        // §7): public data, offered by the agents beside the key. They go with their
+        // credential, whatever deletes it.
+        Step(statements: [
+            """
+            CREATE TABLE ssh_certificates (
+                key_id TEXT NOT NULL CHECK (length(key_id) = 32 AND key_id NOT GLOB '*[^0-9a-f]*'),
+                certificate BLOB NOT NULL CHECK (length(certificate) BETWEEN 1 AND 16384),
+                added_at INTEGER NOT NULL,
+                PRIMARY KEY (key_id, certificate)
+            ) STRICT
+            """,
+            """
+            CREATE TRIGGER credentials_take_their_certificates
+            AFTER DELETE ON credentials
+            BEGIN DELETE FROM ssh_certificates WHERE key_id = OLD.key_id; END
+            """,
+        ]),
     ]
 
     /// The version after every step has run.

@@ -5,6 +5,7 @@ import PinVaultCrypto
 /// A class so that `VaultWriter` can be one with its writes added, not a copy of it.
 public class VaultReader {
     let table: CredentialTable
+    var certificateTable: CertificateTable { CertificateTable(scope: table.scope) }
 
     init(table: CredentialTable) {
         self.table = table
@@ -52,6 +53,11 @@ public class VaultReader {
     /// Rows that read `legacy`: made before purposes existed.
     public func legacyCount() throws(StoreError) -> Int {
         try table.legacyCount()
+    }
+
+    /// The OpenSSH certificates attached to `keyId`, oldest first.
+    public func certificates(keyId: KeyID) throws(StoreError) -> [[UInt8]] {
+        try certificateTable.certificates(keyId: keyId)
     }
 
     /// Every row.

@@ -32,6 +32,19 @@ public final class VaultWriter: VaultReader {
         try table.deleteAll(ownerUid: ownerUid, user: user)
     }
 
+    /// Attaches an OpenSSH certificate to `keyId` at `time`; false when it was attached
+    /// already. (Its certificates go with a credential that is deleted.)
+    @discardableResult
+    public func addCertificate(_ certificate: [UInt8], keyId: KeyID, at time: Int64) throws(StoreError) -> Bool {
+        try certificateTable.add(certificate, keyId: keyId, at: time)
+    }
+
+    /// Detaches a certificate from `keyId`; false when it was not attached.
+    @discardableResult
+    public func removeCertificate(_ certificate: [UInt8], keyId: KeyID) throws(StoreError) -> Bool {
+        try certificateTable.remove(certificate, keyId: keyId)
+    }
+
     /// Deletes every credential; returns how many rows went.
     @discardableResult
     public func deleteEverything() throws(StoreError) -> Int {

@@ -40,6 +40,14 @@ extension VaultError {
             append(.wrongPurpose, to: buffer) { $0.field("purpose", purpose.rawValue) }
         case .invalidChallenge:
             VarlinkReply.appendError(.invalidParameter(parameter: "challenge"), to: buffer)
+        case .forwardingNotAllowed:
+            append(.forwardingNotAllowed, to: buffer)
+        case .confirmationRequired:
+            append(.confirmationRequired, to: buffer)
+        case .invalidCertificate:
+            VarlinkReply.appendError(.invalidParameter(parameter: "certificate"), to: buffer)
+        case .tooManyCertificates(let limit):
+            append(.tooManyCertificates, to: buffer) { $0.field("limit", Int64(limit)) }
         case .permissionDenied:
             VarlinkReply.appendError(.permissionDenied, to: buffer)
         }

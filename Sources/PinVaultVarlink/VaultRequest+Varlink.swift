@@ -28,7 +28,11 @@ extension VaultRequest {
         case .list:
             return .list(
                 user: try text(p, "user", required: false, bytes: ProtocolLimits.userBytes),
-                ownerUid: try uid(p, "ownerUid", required: false)
+                ownerUid: try uid(p, "ownerUid", required: false),
+                purpose: try p.string("purpose", required: false, bytes: 1...32).map { name throws(ParameterError) in
+                    guard let purpose = KeyPurpose(rawValue: name) else { throw ParameterError("purpose", .malformed) }
+                    return purpose
+                }
             )
         case .authenticate:
             return .authenticate(
@@ -83,13 +87,34 @@ extension VaultRequest {
                 throw ParameterError("ttlSeconds", .missing)
             }
             let bind = try p.bool("bindToConnection", required: false) ?? false
-            return .unlock(user: user, keyId: keyId, pin: pin, ttlSeconds: ttl, boundConnection: bind ? connection : nil)
+            let constraints = SessionConstraints(
+                confirmEachUse: try p.bool("confirmEachUse", required: false) ?? false,
+                allowForwarding: try p.bool("allowForwarding", required: false) ?? false
+            )
+            return .unlock(
+                user: user, keyId: keyId, pin: pin, ttlSeconds: ttl, boundConnection: bind ? connection : nil,
+                constraints: constraints
+            )
         case .lock:
             return .lock(keyId: try p.keyID(required: false), access: nil)
         case .sign:
             guard let keyId = try p.keyID(required: true) else { throw ParameterError("keyId", .missing) }
             let challenge = try p.base64("challenge", required: true, decodedBytes: ProtocolLimits.challengeBytes) ?? []
-            return .sign(keyId: keyId, message: challenge, access: .sign)
+            return .sign(keyId: keyId, message: challenge, access: .sign, context: .plain)
+        case .agentSign:
+            guard let keyId = try p.keyID(required: true) else { throw ParameterError("keyId", .missing) }
+            let data = try p.base64("challenge", required: true, decodedBytes: ProtocolLimits.agentDataBytes) ?? []
+            let context = SigningContext(
+                forwarded: try p.bool("forwarded", required: false) ?? false,
+                confirmed: try p.bool("confirmed", required: false) ?? false
+            )
+            return .sign(keyId: keyId, message: data, access: .userAgent, context: context)
+        case .addSSHCertificate, .removeSSHCertificate:
+            guard let keyId = try p.keyID(required: true) else { throw ParameterError("keyId", .missing) }
+            let certificate = try p.base64("certificate", required: true, decodedBytes: ProtocolLimits.certificateBytes) ?? []
+            return method == .addSSHCertificate
+                ? .addSSHCertificate(keyId: keyId, certificate: certificate)
+                : .removeSSHCertificate(keyId: keyId, certificate: certificate)
         }
     }
 

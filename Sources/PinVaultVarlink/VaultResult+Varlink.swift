@@ -92,7 +92,8 @@ enum VarlinkReplies {
             state: state,
             lockedUntil: credential.lockedUntil,
             unregistrationExpiresAt: credential.unregistrationExpiresAt,
-            unlockedUntil: credential.unlockedUntil
+            unlockedUntil: credential.unlockedUntil,
+            sshCertificates: credential.sshCertificates
         )
     }
 

@@ -37,6 +37,10 @@ extension CommandFailure {
                 message += " (pinvault unlock USER)"
             case .internalError:
                 message += " (the daemon's log says why)"
+            case .confirmationRequired, .forwardingNotAllowed:
+                break
+            case .tooManyCertificates:
+                parameters = [("limit", .int(error.limit ?? 0))]
             case .wrongPurpose:
                 parameters = [("purpose", .string(error.purpose?.rawValue ?? ""))]
                 message += " (pinvault register --purpose makes a key for it)"

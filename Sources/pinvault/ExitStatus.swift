@@ -32,6 +32,9 @@ enum ExitStatus: Int32, CaseIterable {
     /// The credential's key is for another purpose than this command (an `ssh` key and
     /// `auth` or `sign`, say): use one registered for it. Nothing was counted.
     case wrongPurpose = 11
+    /// The session refuses this use: it was unlocked to confirm each use (only the
+    /// per-user agent can ask), or the request came through a forwarded agent.
+    case sessionRefused = 12
     /// The command line is wrong, no terminal to read a secret from, or the daemon
     /// refused a value as malformed (InvalidParameter).
     case usage = 64
@@ -53,7 +56,8 @@ enum ExitStatus: Int32, CaseIterable {
             case .invalidToken, .unregistrationPending: self = .invalidToken
             case .notUnlocked: self = .notUnlocked
             case .wrongPurpose: self = .wrongPurpose
-            case .tooManyCredentials, .internalError: self = .failure
+            case .confirmationRequired, .forwardingNotAllowed: self = .sessionRefused
+            case .tooManyCertificates, .tooManyCredentials, .internalError: self = .failure
             }
             return
         }
@@ -81,6 +85,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .invalidToken: "invalid or expired token, or an unregistration is pending"
         case .notUnlocked: "the credential is not unlocked (pinvault unlock)"
         case .wrongPurpose: "the credential's key is for another purpose than this command"
+        case .sessionRefused: "the session refuses this use (unlocked to confirm each use, or forwarding)"
         case .usage: "usage error, no terminal for a secret, or a malformed value"
         case .unavailable: "pinvaultd cannot be reached on its socket"
         }

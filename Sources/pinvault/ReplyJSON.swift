@@ -26,6 +26,9 @@ extension Credential {
             fields.append(("unregistrationExpiresAt", .string(WireText.time(unregistrationExpiresAt))))
         }
         if let unlockedUntil { fields.append(("unlockedUntil", .string(WireText.time(unlockedUntil)))) }
+        if !sshCertificates.isEmpty {
+            fields.append(("sshCertificates", .array(sshCertificates.map { .string(WireText.base64($0)) })))
+        }
         return .object(fields)
     }
 }

@@ -4,7 +4,7 @@ import Glibc
 import PinVaultClient
 import Synchronization
 
-/// `pinvault unlock USER [--key-id ID] [--ttl DURATION] [--bind]`
+/// `pinvault unlock USER [--key-id ID] [--ttl DURATION] [--bind] [--confirm] [--allow-forwarding]`
 struct UnlockCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unlock",
@@ -20,6 +20,12 @@ struct UnlockCommand: AsyncParsableCommand {
             With --bind the session also ends when this command does: it stays in the \
             foreground, keeping its connection to the daemon alive, until interrupted \
             (Ctrl-C, SIGTERM) or until the session ends.
+
+            With --confirm every signature needs your yes, asked by the per-user agent \
+            (pinvault agent) as ssh-add -c does; nothing else can ask, so the daemon's own \
+            agent socket and `pinvault sign` refuse such a session (exit status 12). \
+            Without --allow-forwarding an agent signs nothing for a connection ssh \
+            forwarded (ssh -A): a root user on the host you forwarded to cannot use the key.
             """
     )
 
@@ -33,6 +39,12 @@ struct UnlockCommand: AsyncParsableCommand {
     @Flag(help: "End the session when this command ends; stay in the foreground until interrupted.")
     var bind = false
 
+    @Flag(help: "Ask for a yes before each signature (through the per-user agent's prompt).")
+    var confirm = false
+
+    @Flag(help: "Let agents sign for connections ssh forwarded (ssh -A).")
+    var allowForwarding = false
+
     /// How often --bind shows the daemon the connection is in use (its idle timeout,
     /// server.idle_timeout_seconds, would otherwise close it, and the session with it).
     static let keepAliveSeconds = 5
@@ -45,7 +57,8 @@ struct UnlockCommand: AsyncParsableCommand {
             let client = try global.connect()
             defer { client.close() }
             let session = try await client.unlock(
-                user: credential.user, keyId: credential.keyId, pin: pin, ttl: .seconds(ttl.seconds), bindToConnection: bind
+                user: credential.user, keyId: credential.keyId, pin: pin, ttl: .seconds(ttl.seconds), bindToConnection: bind,
+                confirmEachUse: confirm, allowForwarding: allowForwarding
             )
             console.show(session.json) {
                 console.say("Unlocked \(session.keyId) until \(WireText.time(session.unlockedUntil)).")

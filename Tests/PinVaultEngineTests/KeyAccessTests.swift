@@ -34,6 +34,11 @@ final class KeyAccessTests: XCTestCase {
             case .ssh, .legacy: true
             case .authenticate, .login: false
             }
+        case .userAgent:
+            switch purpose {
+            case .ssh: true
+            case .authenticate, .login, .legacy: false
+            }
         }
     }
 
@@ -45,7 +50,7 @@ final class KeyAccessTests: XCTestCase {
                 : Array("a relying party's challenge".utf8)
         case .unlock:
             nil
-        case .sshAgent:
+        case .sshAgent, .userAgent:
             userauth(for: publicKey)
         }
     }

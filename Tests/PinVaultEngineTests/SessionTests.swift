@@ -353,7 +353,7 @@ final class SessionTests: XCTestCase {
         let f = try fixture()
         let keyId = try f.register(user: "alice", pin: pin)
         _ = try unlock(f, keyId)
-        guard case .signed(let signature) = f.engine.sessions.sign(message, keyId: keyId, owner: f.caller.uid, access: .sign, inline: false)
+        guard case .signed(let signature) = f.engine.sessions.sign(message, keyId: keyId, owner: f.caller.uid, access: .sign, context: .plain, inline: false)
         else { return XCTFail("not signed") }
         XCTAssertTrue(message.withUnsafeBytes { Ed25519.verify(signature: signature, message: $0, publicKey: try! publicKey(f, keyId)) })
     }

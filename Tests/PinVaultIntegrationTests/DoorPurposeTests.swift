@@ -71,6 +71,12 @@ final class DoorPurposeTests: DaemonTestCase {
             let didSign = signed.count > 4 && signed[4] == SSHAgentClient.signResponse
             XCTAssertEqual(offered, didSign, "the agent offered what it would not sign, or the reverse: \(purpose)")
             return (didSign, didSign ? "" : "SSH_AGENT_FAILURE")
+        case .userAgent:
+            // The per-user agent's way in: Varlink AgentSign with the caller's session.
+            _ = try client.vault("Unlock", ["user": user, "keyId": keyId, "pin": pin, "ttlSeconds": 60])
+            let data = Data(SSHAgentClient.userauthRequest(publicKey: publicKey, user: user))
+            let reply = try client.vault("AgentSign", ["keyId": keyId, "challenge": data.base64EncodedString()])
+            return (reply.error == nil, reply.error ?? "")
         }
     }
 
@@ -79,7 +85,9 @@ final class DoorPurposeTests: DaemonTestCase {
             for purpose in KeyPurpose.allCases {
                 let (served, answer) = try use(access, purpose)
                 XCTAssertEqual(served, access.serves(purpose), "\(access) × \(purpose): \(answer)")
-                if !served, access != .sshAgent, !(access == .sign && purpose == .login) {
+                // Refused by name, except where the refusal comes first from elsewhere: the
+                // agent socket answers SSH_AGENT_FAILURE, and a login key is never unlocked.
+                if !served, access != .sshAgent, purpose != .login || access == .authenticate || access == .unlock {
                     XCTAssertEqual(answer, "io.pinvault.Vault.WrongPurpose", "\(access) × \(purpose)")
                 }
                 _ = try client.vault("Lock", [:])

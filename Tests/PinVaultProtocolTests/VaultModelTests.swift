@@ -88,10 +88,14 @@ final class VaultModelTests: XCTestCase {
     }
 
     func testMethodNames_areQualifiedWithTheInterface() {
-        XCTAssertEqual(VaultMethod.allCases.count, 16, "13 of the first release, and Unlock, Lock, Sign")
+        XCTAssertEqual(
+            VaultMethod.allCases.count, 19, "13 of the first release, Unlock, Lock, Sign, AgentSign, AddSSHCertificate, RemoveSSHCertificate"
+        )
         XCTAssertEqual(VaultMethod.authenticate.qualifiedName, "io.pinvault.Vault.Authenticate")
         XCTAssertEqual(
-            VaultErrorName.allCases.count, 14, "the 11 errors of the first release, InternalError, NotUnlocked and WrongPurpose"
+            VaultErrorName.allCases.count, 17,
+            "the 11 errors of the first release, InternalError, NotUnlocked, WrongPurpose, ForwardingNotAllowed, "
+                + "ConfirmationRequired, TooManyCertificates"
         )
         XCTAssertEqual(VaultErrorName(qualifiedName: "io.pinvault.Vault.WrongPin"), .wrongPin)
         XCTAssertNil(VaultErrorName(qualifiedName: "org.varlink.service.WrongPin"))

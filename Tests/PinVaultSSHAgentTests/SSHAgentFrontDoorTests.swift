@@ -166,11 +166,81 @@ final class SSHAgentFrontDoorTests: XCTestCase {
         XCTAssertEqual(agent(11).count > 9, true, "the key went away after the refusals")
     }
 
-    func testExtensions_queryIsAnswered_sessionBindAndOthersRefused() throws {
-        XCTAssertEqual(agent(27, string(Array("query".utf8))), SSHAgentReply.queryAnswer())
-        let bind = string(blob([UInt8](repeating: 2, count: 32))) + string([1, 2]) + string([3]) + [0]
-        XCTAssertEqual(agent(27, string(Array("session-bind@openssh.com".utf8)) + bind), failure)
+    func testExtensions_queryNamesSessionBind_aBindThatDoesNotVerify_andOthersAreRefused() throws {
+        XCTAssertEqual(agent(27, string(Array("query".utf8))), SSHAgentReply.queryAnswer(["query", "session-bind@openssh.com"]))
+        let bind = string(blob([UInt8](repeating: 2, count: 32))) + string([1, 2]) + string(string(Array("ssh-ed25519".utf8)) + string([3])) + [0]
+        XCTAssertEqual(agent(27, string(Array("session-bind@openssh.com".utf8)) + bind), SSHAgentReply.extensionFailure())
+        XCTAssertEqual(agent(27, string(Array("session-bind@openssh.com".utf8)) + [1, 2]), SSHAgentReply.extensionFailure())
         XCTAssertEqual(agent(27, string(Array("other@example.org".utf8))), failure)
+    }
+
+    // MARK: session-bind, forwarding and confirmation
+
+    private let host = try! SigningKeyPair(seed: try! SecretBytes(copying: UnsafeRawBufferPointer(start: [UInt8](repeating: 3, count: 32), count: 32)))
+
+    /// A session-bind as ssh sends it: the host key's signature over the session id.
+    private func bind(session: [UInt8], forwarding: Bool, signedBy key: SigningKeyPair? = nil) throws -> [UInt8] {
+        let signer = key ?? host
+        let signature = try session.withUnsafeBytes { try signer.sign($0) }
+        let contents = SSHSessionBind(
+            hostKeyBlob: blob(host.publicKey), sessionIdentifier: session,
+            signatureBlob: string(Array("ssh-ed25519".utf8)) + string(signature), isForwarding: forwarding
+        ).encoded
+        return string(Array("session-bind@openssh.com".utf8)) + contents
+    }
+
+    private func unlock(_ user: String, confirm: Bool = false, forwarding: Bool = false) throws -> [UInt8] {
+        let credential = try varlink("Register", ["user": user, "pin": pin, "purpose": "ssh"])["credential"] as? [String: Any]
+        try varlink("Unlock", [
+            "user": user, "keyId": credential?["keyId"] as? String ?? "", "pin": pin, "ttlSeconds": 60,
+            "confirmEachUse": confirm, "allowForwarding": forwarding,
+        ])
+        return [UInt8](Data(base64Encoded: credential?["publicKey"] as? String ?? "") ?? Data())
+    }
+
+    private func agent(_ type: UInt8, _ body: [UInt8], on connection: ConnectionID) -> [UInt8] {
+        ([type] + body).withUnsafeBytes { message in
+            vault.exchangeAgent(message: message, peer: alice, connection: connection) { Array($0) }
+        }
+    }
+
+    func testAVerifiedBind_isRecorded_andAConnectionBoundToLogIn_takesNoOther() throws {
+        let connection: ConnectionID = 1_000_001
+        let key = try unlock("alice")
+        XCTAssertEqual(agent(27, try bind(session: [1, 2, 3], forwarding: false), on: connection), success)
+        XCTAssertNotNil(signature(in: agent(13, signRequest(key, userauth(key)), on: connection)), "a direct login signs")
+        XCTAssertEqual(agent(27, try bind(session: [4, 5, 6], forwarding: false), on: connection), SSHAgentReply.extensionFailure())
+        XCTAssertNotNil(signature(in: agent(13, signRequest(key, userauth(key)), on: connection)))
+        // A claim of forwarding restricts, even refused: the connection signs no more.
+        XCTAssertEqual(agent(27, try bind(session: [7, 8], forwarding: true), on: connection), SSHAgentReply.extensionFailure())
+        XCTAssertEqual(agent(13, signRequest(key, userauth(key)), on: connection), failure)
+        let forger = try SigningKeyPair(seed: try Ed25519.generateSeed())
+        XCTAssertEqual(agent(27, try bind(session: [7], forwarding: false, signedBy: forger), on: 1_000_002),
+                       SSHAgentReply.extensionFailure(), "a bind whose signature is not the host key's")
+    }
+
+    /// A connection ssh forwarded signs nothing with a key not unlocked to allow it, and
+    /// does with one that is; a claim of forwarding counts even when it does not verify.
+    func testAForwardedConnection_signsOnlyWithAKeyUnlockedForForwarding() throws {
+        let plain = try unlock("alice")
+        let forwardable = try unlock("bob", forwarding: true)
+        let forwarded: ConnectionID = 1_000_003
+        XCTAssertEqual(agent(27, try bind(session: [1], forwarding: true), on: forwarded), success)
+        XCTAssertEqual(agent(13, signRequest(plain, userauth(plain)), on: forwarded), failure, "signed for a forwarded agent")
+        XCTAssertNotNil(signature(in: agent(13, signRequest(forwardable, userauth(forwardable)), on: forwarded)))
+        let unverified: ConnectionID = 1_000_004
+        let forger = try SigningKeyPair(seed: try Ed25519.generateSeed())
+        XCTAssertEqual(agent(27, try bind(session: [2], forwarding: true, signedBy: forger), on: unverified),
+                       SSHAgentReply.extensionFailure())
+        XCTAssertEqual(agent(13, signRequest(plain, userauth(plain)), on: unverified), failure, "an unverified claim of forwarding")
+        XCTAssertNotNil(signature(in: agent(13, signRequest(plain, userauth(plain)))), "a connection never bound signs")
+    }
+
+    /// This door can ask no one: a key unlocked to confirm each use does not sign here.
+    func testAKeyUnlockedToConfirmEachUse_doesNotSignThroughTheDaemonsAgent() throws {
+        let key = try unlock("alice", confirm: true)
+        XCTAssertEqual(agent(11).count > 9, true, "it is still offered")
+        XCTAssertEqual(agent(13, signRequest(key, userauth(key))), failure)
     }
 
     func testMalformedMessages_fail_andTheNextIsServed() throws {

@@ -47,6 +47,6 @@ final class SSHEd25519Tests: XCTestCase {
             SSHAgentReply.signature(signature),
             Wire.frame(14, Wire.string(Wire.string("ssh-ed25519") + Wire.string(signature)))
         )
-        XCTAssertEqual(SSHAgentReply.queryAnswer(), Wire.frame(6, Wire.string("query")))
+        XCTAssertEqual(SSHAgentReply.queryAnswer(["query", "session-bind@openssh.com"]), Wire.frame(6, Wire.string("query") + Wire.string("session-bind@openssh.com")))
     }
 }

@@ -36,7 +36,7 @@ final class PurposeMigrationTests: XCTestCase {
         try SecondReleaseVault.make(path: path, records: records)
         let store = try VaultStore(path: path)
         defer { store.close() }
-        XCTAssertEqual(try store.withConnection { try Schema.userVersion($0) }, 3)
+        XCTAssertEqual(try store.withConnection { try Schema.userVersion($0) }, VaultStore.currentSchemaVersion)
         let read = try store.read { try $0.credentials(ownerUid: 1000, user: nil) }
         XCTAssertEqual(read, records, "every column as the second release wrote it")
         XCTAssertEqual(read.map(\.purpose), [.legacy, .legacy, .legacy])

@@ -32,6 +32,10 @@ final class VarlinkErrorTableTests: XCTestCase {
         (.wrongPurpose(.ssh), .wrongPurpose(.ssh)),
         (.wrongPurpose(.legacy), .wrongPurpose(.legacy)),
         (.invalidChallenge, .invalidParameter("challenge")),
+        (.forwardingNotAllowed, .forwardingNotAllowed),
+        (.confirmationRequired, .confirmationRequired),
+        (.tooManyCertificates(limit: 16), .tooManyCertificates(limit: 16)),
+        (.invalidCertificate, .invalidParameter("certificate")),
     ]
 
     /// What the client makes of the door's reply for `error`.

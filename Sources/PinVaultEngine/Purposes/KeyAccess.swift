@@ -17,6 +17,10 @@ public enum KeyAccess: String, CaseIterable, Sendable {
     case sign
     /// The daemon's ssh-agent socket: lists the unlocked keys, signs SSH data.
     case sshAgent
+    /// The per-user agent (`pinvault agent`), through Varlink `AgentSign`: signs SSH
+    /// data with the user's `ssh` keys, which it unlocks after asking for the PIN.
+    /// Legacy keys are not its own: they work through the daemon's socket, as before.
+    case userAgent
 
     /// Whether a key of `purpose` may be used this way at all: the door × purpose table
     /// (SECURITY.md gives it as a table; `KeyAccessTableTests` and the daemon's
@@ -32,6 +36,8 @@ public enum KeyAccess: String, CaseIterable, Sendable {
         case (.sign, .ssh), (.sign, .login): false
         case (.sshAgent, .ssh), (.sshAgent, .legacy): true
         case (.sshAgent, .authenticate), (.sshAgent, .login): false
+        case (.userAgent, .ssh): true
+        case (.userAgent, .authenticate), (.userAgent, .login), (.userAgent, .legacy): false
         }
     }
 
@@ -42,9 +48,9 @@ public enum KeyAccess: String, CaseIterable, Sendable {
     ///   (`SSHSignedData.resemblesSSHData`), whatever the purpose (`InvalidParameter
     ///   (challenge)`); a login key signs only challenges that open with
     ///   `LoginChallenge.prefix` (`WrongPurpose(login)`).
-    /// - The ssh-agent signs only an SSH userauth request made for this very key, or an
-    ///   SSHSIG preimage (`SSHSignedData.parse`), as OpenSSH's agent does for a FIDO key
-    ///   of another application.
+    /// - The ssh-agents sign only an SSH userauth request made for this very key (or an
+    ///   OpenSSH certificate of it), or an SSHSIG preimage (`SSHSignedData.parse`), as
+    ///   OpenSSH's agent does for a FIDO key of another application.
     /// `message` is nil for Unlock, which signs nothing.
     func check(_ purpose: KeyPurpose, message: [UInt8]?, publicKey: [UInt8]) throws(VaultError) {
         guard serves(purpose) else { throw .wrongPurpose(purpose) }
@@ -53,10 +59,12 @@ public enum KeyAccess: String, CaseIterable, Sendable {
         case .authenticate, .sign:
             guard !message.withUnsafeBytes(SSHSignedData.resemblesSSHData) else { throw .invalidChallenge }
             if purpose == .login && !message.starts(with: LoginChallenge.prefix) { throw .wrongPurpose(purpose) }
-        case .sshAgent:
+        case .sshAgent, .userAgent:
             switch message.withUnsafeBytes(SSHSignedData.parse) {
             case .userauth(let request):
-                guard request.names(keyBlob: SSHEd25519.keyBlob(publicKey: publicKey), algorithm: SSHEd25519.name) else {
+                guard request.names(keyBlob: SSHEd25519.keyBlob(publicKey: publicKey), algorithm: SSHEd25519.name)
+                    || request.namesCertificate(of: publicKey)
+                else {
                     throw .invalidChallenge
                 }
             case .sshsig:

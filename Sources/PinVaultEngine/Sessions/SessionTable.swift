@@ -89,7 +89,8 @@ final class SessionTable: @unchecked Sendable {
     /// (`endSessions(boundTo:)`) or keeps it from opening.
     func open(
         keyId: KeyID, owner: UInt32, user: String, label: String?, purpose: KeyPurpose, key: ProtectedSigningKey,
-        ttlNanoseconds ttl: UInt64, wallUntil: Int64, boundConnection: UInt64?, abandoned: () -> Bool
+        ttlNanoseconds ttl: UInt64, wallUntil: Int64, boundConnection: UInt64?, constraints: SessionConstraints = .init(),
+        certificates: [[UInt8]] = [], abandoned: () -> Bool
     ) throws(Refusal) -> Opened {
         try lock.withLock { () throws(Refusal) -> Opened in
             if let refused = refusal(keyId, owner: owner) { throw refused }
@@ -100,12 +101,15 @@ final class SessionTable: @unchecked Sendable {
                 open.deadline = until
                 open.wallUntil = wallUntil
                 open.boundConnection = boundConnection
+                open.constraints = constraints
+                open.certificates = certificates
                 lock.signal()
                 return .extended
             }
             sessions[keyId] = UnlockedKey(
                 keyId: keyId, owner: owner, user: user, label: label, purpose: purpose, key: key,
-                deadline: until, wallUntil: wallUntil, boundConnection: boundConnection
+                deadline: until, wallUntil: wallUntil, boundConnection: boundConnection, constraints: constraints,
+                certificates: certificates
             )
             perUid[owner, default: 0] += 1
             lock.signal()  // the sweeper may have a later deadline in mind
@@ -127,15 +131,19 @@ final class SessionTable: @unchecked Sendable {
     }
 
     /// Signs `message` with `owner`'s session on `keyId`, once `access` may
-    /// (`KeyAccess.check`: the key's purpose, and what the message is). `inline`: the
-    /// caller is the event loop, which signs only within the uid's `SigningBudget`.
-    func sign(_ message: [UInt8], keyId: KeyID, owner: UInt32, access: KeyAccess, inline: Bool) -> Signing {
+    /// (`KeyAccess.check`: the key's purpose, and what the message is) and the session's
+    /// constraints allow it in `context`. `inline`: the caller is the event loop, which
+    /// signs only within the uid's `SigningBudget`.
+    func sign(
+        _ message: [UInt8], keyId: KeyID, owner: UInt32, access: KeyAccess, context: SigningContext, inline: Bool
+    ) -> Signing {
         lock.withLock {
             guard let session = sessions[keyId], session.owner == owner, session.deadline > now() else {
                 return .notUnlocked
             }
             do throws(VaultError) {
                 try access.check(session.purpose, message: message, publicKey: session.publicKey)
+                try session.constraints.check(context)
             } catch {
                 return .refused(error)
             }
@@ -187,11 +195,18 @@ final class SessionTable: @unchecked Sendable {
         let end = overflow ? Int64.max : computed
         return UnlockedKeyView(
             keyId: session.keyId, user: session.user, label: session.label, purpose: session.purpose, publicKey: session.publicKey,
+            certificates: session.certificates,
             unlockedUntil: abs(end - session.wallUntil) <= 1 ? session.wallUntil : end
         )
     }
 
     var count: Int { lock.withLock { sessions.count } }
+
+    /// Gives the session on `keyId`, if one is open, the certificates now attached to
+    /// its credential (they change under a session: `pinvault ssh-cert add`).
+    func setCertificates(_ certificates: [[UInt8]], keyId: KeyID) {
+        lock.withLock { sessions[keyId]?.certificates = certificates }
+    }
 
     // MARK: Ending
 

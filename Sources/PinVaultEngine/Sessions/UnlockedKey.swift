@@ -20,11 +20,16 @@ final class UnlockedKey {
     var wallUntil: Int64
     /// The connection whose end ends the session (`bindToConnection`), if any.
     var boundConnection: UInt64?
+    /// Confirmation and forwarding, as the last Unlock said.
+    var constraints: SessionConstraints
+    /// The OpenSSH certificates attached to the credential, offered with the key.
+    var certificates: [[UInt8]]
     /// Signatures made, for the audit line at the session's end.
     var signatures = 0
 
     init(keyId: KeyID, owner: UInt32, user: String, label: String?, purpose: KeyPurpose, key: ProtectedSigningKey,
-         deadline: UInt64, wallUntil: Int64, boundConnection: UInt64?) {
+         deadline: UInt64, wallUntil: Int64, boundConnection: UInt64?, constraints: SessionConstraints,
+         certificates: [[UInt8]]) {
         self.keyId = keyId
         self.owner = owner
         self.user = user
@@ -34,6 +39,8 @@ final class UnlockedKey {
         self.deadline = deadline
         self.wallUntil = wallUntil
         self.boundConnection = boundConnection
+        self.constraints = constraints
+        self.certificates = certificates
     }
 
     var publicKey: [UInt8] { key.publicKey }
@@ -62,6 +69,8 @@ public struct UnlockedKeyView: Sendable, Equatable {
     public let purpose: KeyPurpose
     /// The raw 32-byte Ed25519 public key.
     public let publicKey: [UInt8]
+    /// The OpenSSH certificates of the key that an agent offers beside it.
+    public let certificates: [[UInt8]]
     /// Unix seconds: when the session ends unless locked or extended first.
     public let unlockedUntil: Int64
 }

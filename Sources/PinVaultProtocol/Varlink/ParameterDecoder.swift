@@ -114,6 +114,29 @@ public struct ParameterDecoder {
         _ name: String, required: Bool, alphabet: Base64.Alphabet = .standard, decodedBytes: ClosedRange<Int>
     ) throws(ParameterError) -> [UInt8]? {
         guard let node = try encodedText(name, required: required, decodedBytes: decodedBytes) else { return nil }
+        return try decodeBase64(node, name, alphabet: alphabet, decodedBytes: decodedBytes)
+    }
+
+    /// An optional array of standard base64 strings, each decoding to `decodedBytes`
+    /// bytes: empty when absent.
+    public func base64Strings(
+        _ name: String, maxCount: Int = 64, decodedBytes: ClosedRange<Int>
+    ) throws(ParameterError) -> [[UInt8]] {
+        guard let elements = try array(name, required: false, maxCount: maxCount) else { return [] }
+        var result: [[UInt8]] = []
+        for element in elements {
+            guard document[element].kind == .string else { throw ParameterError(name, .wrongType) }
+            let length = document.decodedLength(element)
+            guard Base64.maximumDecodedLength(encodedCount: length) >= decodedBytes.lowerBound,
+                  length <= (decodedBytes.upperBound + 2) / 3 * 4 else { throw ParameterError(name, .outOfRange) }
+            result.append(try decodeBase64(element, name, alphabet: .standard, decodedBytes: decodedBytes))
+        }
+        return result
+    }
+
+    private func decodeBase64(
+        _ node: Int, _ name: String, alphabet: Base64.Alphabet, decodedBytes: ClosedRange<Int>
+    ) throws(ParameterError) -> [UInt8] {
         var text = [UInt8]()
         text.reserveCapacity(document[node].range.count)
         _ = document.decodeString(node) { text.append($0); return true }

@@ -48,12 +48,15 @@ public struct VaultCredential: Equatable, Sendable {
     public var unregistrationExpiresAt: Int64?
     /// When the owner's unlock session on it ends, Unix seconds.
     public var unlockedUntil: Int64?
+    /// An ssh credential's OpenSSH certificate blobs (empty: none, or not answered).
+    public var sshCertificates: [[UInt8]]
 
     /// Each field as given.
     public init(
         user: String, keyId: String, label: String?, purpose: Purpose, publicKey: [UInt8], ownerUid: UInt32,
         createdAt: Int64, lastUsedAt: Int64?, failedAttempts: Int64, remainingAttempts: Int64,
-        state: State, lockedUntil: Int64?, unregistrationExpiresAt: Int64?, unlockedUntil: Int64? = nil
+        state: State, lockedUntil: Int64?, unregistrationExpiresAt: Int64?, unlockedUntil: Int64? = nil,
+        sshCertificates: [[UInt8]] = []
     ) {
         self.user = user
         self.keyId = keyId
@@ -69,6 +72,7 @@ public struct VaultCredential: Equatable, Sendable {
         self.lockedUntil = lockedUntil
         self.unregistrationExpiresAt = unregistrationExpiresAt
         self.unlockedUntil = unlockedUntil
+        self.sshCertificates = sshCertificates
     }
 
     /// Decodes a `Credential` object.
@@ -89,6 +93,7 @@ public struct VaultCredential: Equatable, Sendable {
         lockedUntil = try object.time("lockedUntil", required: false)
         unregistrationExpiresAt = try object.time("unregistrationExpiresAt", required: false)
         unlockedUntil = try object.time("unlockedUntil", required: false)
+        sshCertificates = try object.base64Strings("sshCertificates", decodedBytes: ProtocolLimits.certificateBytes)
     }
 
     /// Writes the object's fields (absent optionals are omitted).
@@ -107,5 +112,8 @@ public struct VaultCredential: Equatable, Sendable {
         object.optionalField("lockedUntil", lockedUntil.map(RFC3339.string(fromUnixSeconds:)))
         object.optionalField("unregistrationExpiresAt", unregistrationExpiresAt.map(RFC3339.string(fromUnixSeconds:)))
         object.optionalField("unlockedUntil", unlockedUntil.map(RFC3339.string(fromUnixSeconds:)))
+        if !sshCertificates.isEmpty {
+            object.field("sshCertificates", strings: sshCertificates.map { Base64.encodedString($0) })
+        }
     }
 }

@@ -4,12 +4,14 @@ import PinVaultTransport
 /// The ssh-agent framing for the transport: a 4-byte big-endian length before each
 /// message, at most `SSHAgentLimits.maxMessageBytes` (`SSHAgentFrameReader`). A bad
 /// length closes that connection only.
-struct AgentFraming: Framing {
+public struct AgentFraming: Framing {
     private var reader = SSHAgentFrameReader()
 
-    var maxMessageBytes: Int { reader.maxFrameBytes }
+    public init() {}
 
-    mutating func next(in received: UnsafeRawBufferPointer) -> FrameEvent {
+    public var maxMessageBytes: Int { reader.maxFrameBytes }
+
+    public mutating func next(in received: UnsafeRawBufferPointer) -> FrameEvent {
         switch reader.next(in: received) {
         case .needMore: .needMore
         case .frame(let range): .frame(range)
@@ -18,7 +20,7 @@ struct AgentFraming: Framing {
         }
     }
 
-    mutating func compact(_ buffer: UnsafeMutableRawBufferPointer, filled: Int) -> Int {
+    public mutating func compact(_ buffer: UnsafeMutableRawBufferPointer, filled: Int) -> Int {
         reader.compact(buffer, filled: filled)
     }
 }
