@@ -56,6 +56,9 @@ let package = Package(
         .target(name: "PinVaultCrypto", dependencies: ["CSodium"]),
         .target(name: "PinVaultCore", dependencies: ["PinVaultCrypto"]),
 
+        // The TOML subset of PinVault's configuration files, read strictly.
+        .target(name: "PinVaultConfiguration", dependencies: ["PinVaultSystem"]),
+
         // Storage and the Varlink wire format.
         .target(name: "PinVaultStore", dependencies: ["PinVaultCrypto", "PinVaultSystem", "CSQLite"]),
         .target(
@@ -100,6 +103,7 @@ let package = Package(
             name: "PinVaultDaemon",
             dependencies: [
                 "PinVaultVarlink", "PinVaultSSHAgent", "PinVaultAgentDoor", "PinVaultEngine", "PinVaultTransport", "PinVaultStore",
+                "PinVaultConfiguration",
                 "PinVaultCore", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -159,6 +163,7 @@ let package = Package(
         .testTarget(name: "PinVaultSystemTests", dependencies: ["PinVaultSystem"]),
         .testTarget(name: "PinVaultCryptoTests", dependencies: ["PinVaultCrypto"]),
         .testTarget(name: "PinVaultCoreTests", dependencies: ["PinVaultCore", "PinVaultCrypto"]),
+        .testTarget(name: "PinVaultConfigurationTests", dependencies: ["PinVaultConfiguration"]),
         .testTarget(
             name: "PinVaultStoreTests",
             dependencies: ["PinVaultStore", "PinVaultCrypto", "PinVaultSystem", "PinVaultTestKit"]
@@ -191,7 +196,7 @@ let package = Package(
         .testTarget(
             name: "PinVaultDaemonTests",
             dependencies: [
-                "PinVaultDaemon", "PinVaultCore", "PinVaultCrypto",
+                "PinVaultDaemon", "PinVaultConfiguration", "PinVaultCore", "PinVaultCrypto",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,3 +1,4 @@
+import PinVaultConfiguration
 import Glibc
 import Logging
 import PinVaultCore

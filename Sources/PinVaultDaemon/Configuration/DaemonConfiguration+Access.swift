@@ -1,3 +1,5 @@
+import PinVaultConfiguration
+
 extension DaemonConfiguration {
     /// `[access]`: who may connect and who is an admin (SECURITY.md, "Another local user").
     public struct Access: Sendable, Equatable {

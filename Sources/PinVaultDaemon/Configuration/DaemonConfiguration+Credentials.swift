@@ -1,3 +1,5 @@
+import PinVaultConfiguration
+
 extension DaemonConfiguration {
     /// `[credentials]`: how many credentials one account and one uid may hold, so that
     /// no local user can fill the disk.

@@ -1,3 +1,4 @@
+import PinVaultConfiguration
 import Logging
 
 extension DaemonConfiguration {

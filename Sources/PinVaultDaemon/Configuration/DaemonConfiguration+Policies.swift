@@ -1,3 +1,4 @@
+import PinVaultConfiguration
 import PinVaultCore
 
 extension DaemonConfiguration {

@@ -1,3 +1,5 @@
+import PinVaultConfiguration
+
 extension DaemonConfiguration {
     /// `[server]`: the socket and connection limits.
     public struct Server: Sendable, Equatable {

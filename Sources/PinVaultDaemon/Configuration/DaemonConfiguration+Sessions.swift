@@ -1,3 +1,5 @@
+import PinVaultConfiguration
+
 extension DaemonConfiguration {
     /// `[sessions]`: unlock sessions (`Unlock`, and the ssh-agent socket's keys).
     public struct Sessions: Sendable, Equatable {

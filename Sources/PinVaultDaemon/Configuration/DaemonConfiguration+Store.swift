@@ -1,3 +1,5 @@
+import PinVaultConfiguration
+
 extension DaemonConfiguration {
     /// `[store]`: where the vault lives.
     public struct Store: Sendable, Equatable {

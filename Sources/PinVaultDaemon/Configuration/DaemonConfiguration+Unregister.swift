@@ -1,3 +1,5 @@
+import PinVaultConfiguration
+
 extension DaemonConfiguration {
     /// `[unregister]`: two-phase deletion.
     public struct Unregister: Sendable, Equatable {

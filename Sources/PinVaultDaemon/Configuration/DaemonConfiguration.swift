@@ -1,3 +1,4 @@
+import PinVaultConfiguration
 import Logging
 import PinVaultCore
 import PinVaultCrypto

@@ -1,3 +1,4 @@
+import PinVaultConfiguration
 import Foundation
 import Logging
 @testable import PinVaultDaemon

@@ -1,4 +1,5 @@
 @testable import PinVaultDaemon
+import PinVaultConfiguration
 import XCTest
 
 /// `[sessions]` and `[ssh_agent]` (config/pinvaultd.toml), and what reaches the engine.

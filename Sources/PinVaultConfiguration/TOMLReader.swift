@@ -10,7 +10,7 @@
 /// floats, dates and times, hexadecimal/octal/binary integers, multi-line strings,
 /// nested or mixed arrays — is refused with its line number and the words "not
 /// supported", rather than misread. A key or section defined twice is an error.
-struct TOMLReader {
+public struct TOMLReader {
     private let bytes: [UInt8]
     private var position = 0
     private var line = 1
@@ -20,7 +20,7 @@ struct TOMLReader {
     }
 
     /// Parses `text`.
-    static func parse(_ text: String) throws(TOMLError) -> TOMLDocument {
+    public static func parse(_ text: String) throws(TOMLError) -> TOMLDocument {
         var reader = TOMLReader(text)
         return try reader.document()
     }

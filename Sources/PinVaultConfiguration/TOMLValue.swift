@@ -1,5 +1,5 @@
 /// A value of the TOML subset `TOMLReader` accepts.
-enum TOMLValue: Equatable, Sendable {
+public enum TOMLValue: Equatable, Sendable {
     /// A basic (`"…"`) or literal (`'…'`) string, escapes resolved.
     case string(String)
     /// A decimal integer.
@@ -10,7 +10,7 @@ enum TOMLValue: Equatable, Sendable {
     case array([TOMLValue])
 
     /// The type's name with its article, for error messages: "an integer".
-    var typeDescription: String {
+    public var typeDescription: String {
         switch self {
         case .string: return "a string"
         case .integer: return "an integer"
@@ -21,9 +21,14 @@ enum TOMLValue: Equatable, Sendable {
 }
 
 /// A key's value and the line the key is on.
-struct TOMLEntry: Equatable, Sendable {
+public struct TOMLEntry: Equatable, Sendable {
     /// The value.
-    var value: TOMLValue
+    public var value: TOMLValue
     /// The 1-based line of the key.
-    var line: Int
+    public var line: Int
+
+    public init(value: TOMLValue, line: Int) {
+        self.value = value
+        self.line = line
+    }
 }

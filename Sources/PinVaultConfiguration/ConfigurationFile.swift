@@ -1,13 +1,13 @@
 import PinVaultSystem
 
 /// Reads the configuration file's text.
-enum ConfigurationFile {
+public enum ConfigurationFile {
     /// The largest configuration file read; the shipped one is a few KiB.
-    static let maximumBytes = 1 << 20
+    public static let maximumBytes = 1 << 20
 
     /// The file's contents as UTF-8 text. Throws, naming the file, when it cannot be
     /// opened or read, is not a regular file, is over `maximumBytes`, or is not UTF-8.
-    static func text(at path: String) throws(ConfigurationError) -> String {
+    public static func text(at path: String) throws(ConfigurationError) -> String {
         let contents: [UInt8]
         do {
             contents = try RegularFile.read(path: path, maxBytes: maximumBytes)

@@ -1,23 +1,28 @@
 /// Typed, checked reads of one TOML table of the configuration. Every failure is a
 /// `ConfigurationError` naming the file, the key and its line.
-struct ConfigurationSection {
+public struct ConfigurationSection {
     /// The configuration file, for errors.
-    let file: String
+    public let file: String
     /// The table read.
-    let table: TOMLTable
+    public let table: TOMLTable
+
+    public init(file: String, table: TOMLTable) {
+        self.file = file
+        self.table = table
+    }
 
     /// `section.key`, or the bare key for the root table.
-    func qualified(_ key: String) -> String {
+    public func qualified(_ key: String) -> String {
         table.name.isEmpty ? key : "\(table.name).\(key)"
     }
 
     /// An error about `key`, at its line when present.
-    func error(_ key: String, _ reason: String) -> ConfigurationError {
+    public func error(_ key: String, _ reason: String) -> ConfigurationError {
         ConfigurationError(file: file, line: table[key]?.line, key: qualified(key), reason: reason)
     }
 
     /// Throws for the first key, in file order, that is not in `known`.
-    func refuseUnknownKeys(_ known: [String]) throws(ConfigurationError) {
+    public func refuseUnknownKeys(_ known: [String]) throws(ConfigurationError) {
         for key in table.keys where !known.contains(key) {
             let place = table.name.isEmpty ? "at the top level" : "in [\(table.name)]"
             throw error(key, "unknown key; known keys \(place): \(known.joined(separator: ", "))")
@@ -25,10 +30,10 @@ struct ConfigurationSection {
     }
 
     /// The line of `key`, if present.
-    func line(of key: String) -> Int? { table[key]?.line }
+    public func line(of key: String) -> Int? { table[key]?.line }
 
     /// The integer at `key` within `range`, or nil when absent.
-    func integer(_ key: String, in range: ClosedRange<Int64>) throws(ConfigurationError) -> Int64? {
+    public func integer(_ key: String, in range: ClosedRange<Int64>) throws(ConfigurationError) -> Int64? {
         guard let entry = table[key] else { return nil }
         guard case .integer(let value) = entry.value else {
             throw error(key, "expected an integer, got \(entry.value.typeDescription)")
@@ -40,7 +45,7 @@ struct ConfigurationSection {
     }
 
     /// The boolean at `key`, or nil when absent.
-    func boolean(_ key: String) throws(ConfigurationError) -> Bool? {
+    public func boolean(_ key: String) throws(ConfigurationError) -> Bool? {
         guard let entry = table[key] else { return nil }
         guard case .boolean(let value) = entry.value else {
             throw error(key, "expected true or false, got \(entry.value.typeDescription)")
@@ -49,7 +54,7 @@ struct ConfigurationSection {
     }
 
     /// The string at `key`, or nil when absent.
-    func string(_ key: String) throws(ConfigurationError) -> String? {
+    public func string(_ key: String) throws(ConfigurationError) -> String? {
         guard let entry = table[key] else { return nil }
         guard case .string(let value) = entry.value else {
             throw error(key, "expected a string, got \(entry.value.typeDescription)")
@@ -58,7 +63,7 @@ struct ConfigurationSection {
     }
 
     /// The array of strings at `key`, or nil when absent.
-    func strings(_ key: String) throws(ConfigurationError) -> [String]? {
+    public func strings(_ key: String) throws(ConfigurationError) -> [String]? {
         guard let entry = table[key] else { return nil }
         guard case .array(let elements) = entry.value else {
             throw error(key, "expected an array of strings, got \(entry.value.typeDescription)")
@@ -74,7 +79,7 @@ struct ConfigurationSection {
     }
 
     /// The string at `key`, which must be one of `choices`, or nil when absent.
-    func choice(_ key: String, of choices: [String]) throws(ConfigurationError) -> String? {
+    public func choice(_ key: String, of choices: [String]) throws(ConfigurationError) -> String? {
         guard let value = try string(key) else { return nil }
         guard choices.contains(value) else {
             let quoted = choices.map { "\"\($0)\"" }.joined(separator: ", ")
@@ -86,10 +91,10 @@ struct ConfigurationSection {
 
 extension ConfigurationSection {
     /// The longest path accepted for a file or directory (Linux `PATH_MAX` less the NUL).
-    static let maximumPathBytes = 4095
+    public static let maximumPathBytes = 4095
 
     /// The absolute path at `key`, at most `maxBytes` bytes, or nil when absent.
-    func absolutePath(_ key: String, maxBytes: Int = maximumPathBytes) throws(ConfigurationError) -> String? {
+    public func absolutePath(_ key: String, maxBytes: Int = maximumPathBytes) throws(ConfigurationError) -> String? {
         guard let path = try string(key) else { return nil }
         guard path.hasPrefix("/") else { throw error(key, "must be an absolute path, got \"\(path)\"") }
         guard !path.utf8.contains(0) else { throw error(key, "must not contain a NUL character") }
@@ -98,7 +103,7 @@ extension ConfigurationSection {
     }
 
     /// The key of the two that is present, for an error about how they relate.
-    func either(_ first: String, _ second: String) -> String {
+    public func either(_ first: String, _ second: String) -> String {
         table[first] != nil ? first : second
     }
 }

@@ -1,4 +1,4 @@
-@testable import PinVaultDaemon
+@testable import PinVaultConfiguration
 import XCTest
 
 final class TOMLReaderTests: XCTestCase {
