@@ -239,6 +239,8 @@ DAEMONDIR    ?= $(BINDIR)
 SBINDIR      ?= $(PREFIX)/sbin
 SYSCONFDIR   ?= /etc
 UNITDIR      ?= $(PREFIX)/lib/systemd/system
+# The per-user agent's units (pinvault agent), for `systemctl --user`.
+USERUNITDIR  ?= $(PREFIX)/lib/systemd/user
 SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 DOCDIR       ?= $(PREFIX)/share/doc/pinvault
 MANDIR       ?= $(PREFIX)/share/man
@@ -260,6 +262,7 @@ install-build: release
 
 install: $(if $(INSTALL_FROM),,install-build) pam
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DAEMONDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
+		$(DESTDIR)$(USERUNITDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/pinvault $(DESTDIR)$(DOCDIR) $(DESTDIR)$(VARLINKDIR) \
 		$(DESTDIR)$(PAMDIR) $(DESTDIR)$(PAMCONFIGDIR) \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
@@ -274,6 +277,11 @@ install: $(if $(INSTALL_FROM),,install-build) pam
 		systemd/pinvaultd.service > $(DESTDIR)$(UNITDIR)/pinvaultd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/pinvaultd.service
 	install -m 0644 systemd/pinvaultd.socket $(DESTDIR)$(UNITDIR)/pinvaultd.socket
+	@# Not enabled for anyone: each user enables it (README, "Use with ssh and git").
+	install -m 0644 systemd/user/pinvault-agent.socket $(DESTDIR)$(USERUNITDIR)/pinvault-agent.socket
+	sed -e 's|^ExecStart=/usr/bin/pinvault agent|ExecStart=$(BINDIR)/pinvault agent|' \
+		systemd/user/pinvault-agent.service > $(DESTDIR)$(USERUNITDIR)/pinvault-agent.service
+	chmod 0644 $(DESTDIR)$(USERUNITDIR)/pinvault-agent.service
 	install -m 0644 packaging/sysusers.d-pinvault.conf $(DESTDIR)$(SYSUSERSDIR)/pinvault.conf
 	@# An edited configuration or deny list is kept; the new default goes beside it.
 	for file in pinvaultd.toml deny-list.txt; do \
@@ -308,6 +316,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PAMCONFIGDIR)/pinvault $(DESTDIR)$(PAMDIR)/pam_pinvault.so
 	rm -f $(DESTDIR)$(DAEMONDIR)/pinvaultd $(DESTDIR)$(BINDIR)/pinvault $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper \
 		$(DESTDIR)$(UNITDIR)/pinvaultd.service $(DESTDIR)$(UNITDIR)/pinvaultd.socket \
+		$(DESTDIR)$(USERUNITDIR)/pinvault-agent.socket $(DESTDIR)$(USERUNITDIR)/pinvault-agent.service \
 		$(DESTDIR)$(SYSUSERSDIR)/pinvault.conf $(DESTDIR)$(VARLINKDIR)/io.pinvault.Vault.varlink
 	for page in $(MANPAGES); do \
 		rm -f $(DESTDIR)$(MANDIR)/man$${page##*.}/$${page##*/}; \

@@ -110,13 +110,23 @@ let package = Package(
         ),
         .executableTarget(name: "pinvaultd", dependencies: ["PinVaultDaemon"]),
 
+        // The per-user agent (pinvault agent): the ssh-agent door over pinvaultd, with prompts.
+        .target(
+            name: "PinVaultUserAgent",
+            dependencies: [
+                "PinVaultAgentDoor", "PinVaultClient", "PinVaultConfiguration", "PinVaultTransport", "PinVaultSSHProtocol",
+                "PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
         // The client library and the command line.
         .target(name: "PinVaultClient", dependencies: ["PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem"]),
         .executableTarget(
             name: "pinvault",
             dependencies: [
-                "PinVaultClient", "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultSystem",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PinVaultClient", "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultSystem", "PinVaultUserAgent",
+                "PinVaultConfiguration", "PinVaultTransport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 

@@ -11,6 +11,12 @@ public protocol SSHAgentBackend: Sendable {
     func sign(keyBlob: [UInt8], data: [UInt8], flags: UInt32, _ call: AgentCall, answer: @escaping @Sendable ([UInt8]?) -> Void)
     /// Takes away the key of `keyBlob`, or every key the door offers (nil).
     func remove(keyBlob: [UInt8]?, _ call: AgentCall, answer: @escaping @Sendable (Bool) -> Void)
+    /// The connection closed: what the backend kept for it can go.
+    func connectionClosed(_ connection: ConnectionID)
+}
+
+extension SSHAgentBackend {
+    public func connectionClosed(_ connection: ConnectionID) {}
 }
 
 /// One request, as the backend sees it: who asked, on which connection, and what

@@ -29,6 +29,7 @@ public final class SSHAgentDoor: MessageHandler {
 
     public func connectionClosed(_ connection: ConnectionID, peer: Peer) {
         _ = connections.withLock { $0.removeValue(forKey: connection) }
+        backend.connectionClosed(connection)
     }
 
     public func handle(message: UnsafeRawBufferPointer, route: ReplyRoute) -> MessageDisposition {

@@ -115,6 +115,20 @@ public final class SecretBytes: @unchecked Sendable {
         count = kept
     }
 
+    /// Drops the first `dropped` bytes (all of them, for more than `count`): the rest
+    /// moves to the front, and the bytes it leaves are zeroed. For a buffer read a line at
+    /// a time (a prompt program's answers).
+    public func removeFirst(_ dropped: Int) {
+        let removed = min(max(dropped, 0), count)
+        let kept = count - removed
+        // Forward, byte by byte: the regions overlap, the destination first.
+        for index in 0..<kept {
+            base.storeBytes(of: base.load(fromByteOffset: removed + index, as: UInt8.self), toByteOffset: index, as: UInt8.self)
+        }
+        sodium_memzero(base + kept, count - kept)
+        count = kept
+    }
+
     /// The buffer's start as libsodium's `unsigned char *`, for this module's calls into
     /// libsodium only. Never null, even when `count` is 0.
     func withSodiumPointer<R, E: Error>(

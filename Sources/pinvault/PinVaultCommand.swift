@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import PinVaultTransport
 
 /// `pinvault`: the command line of PinVault.
 @main
@@ -28,7 +29,7 @@ struct PinVaultCommand: AsyncParsableCommand {
             PolicyCommand.self, CheckPinCommand.self, RegisterCommand.self, ListCommand.self,
             AuthCommand.self, ChangePinCommand.self, UnregisterCommand.self, WipeCommand.self,
             UnblockCommand.self, ResetCommand.self, StatsCommand.self,
-            UnlockCommand.self, LockCommand.self, SignCommand.self, SSHKeyCommand.self, SSHCertCommand.self,
+            UnlockCommand.self, LockCommand.self, SignCommand.self, SSHKeyCommand.self, SSHCertCommand.self, AgentCommand.self,
         ]
     )
 
@@ -37,6 +38,11 @@ struct PinVaultCommand: AsyncParsableCommand {
     /// silently (and, mid-command, after the daemon acted). Then parses and runs.
     static func main() async {
         signal(SIGPIPE, SIG_IGN)
+        // The agent stops on SIGTERM/SIGINT through its event loop's signalfd: they must
+        // be blocked before any other thread starts, so that every thread inherits it.
+        if CommandLine.arguments.dropFirst().first(where: { !$0.hasPrefix("-") }) == AgentCommand.configuration.commandName {
+            ShutdownSignals.blockInThisThread()
+        }
         await main(nil)
     }
 }

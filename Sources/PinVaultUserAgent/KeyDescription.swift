@@ -1,0 +1,73 @@
+import PinVaultCrypto
+import PinVaultProtocol
+import PinVaultSSHProtocol
+import PinVaultSystem
+
+/// What a prompt says about a signature: which key, for what, and where to. The key by
+/// its comment and fingerprint; the request by what ssh asked (a login as a user, or a
+/// signature in a namespace such as git's); the destination by the host key
+/// session-bind verified, with the names `known_hosts` gives it when it gives any.
+/// Nothing here comes from a claim that was not checked: an unverified binding names no
+/// host.
+enum KeyDescription {
+    static func request(
+        comment: String, publicKey: [UInt8], data: [UInt8], destination: [UInt8]?, forwarded: Bool, home: String?
+    ) -> String {
+        var text = "Use your PinVault key \(comment)\n\(fingerprint(SSHEd25519.keyBlob(publicKey: publicKey)))"
+        switch data.withUnsafeBytes(SSHSignedData.parse) {
+        case .userauth(let request):
+            text += "\nto log in as \(printable(request.user))"
+        case .sshsig(let preimage):
+            text += "\nto sign for \(printable(preimage.namespace))"
+        case nil:
+            break
+        }
+        if let destination {
+            let names = KnownHosts.names(of: destination, home: home)
+            text += (forwarded ? "\nthrough an agent forwarded to " : "\non ")
+                + (names.isEmpty ? "" : names.prefix(3).joined(separator: ", ") + " ")
+                + "(host key \(fingerprint(destination)))"
+        } else if forwarded {
+            text += "\nthrough a forwarded agent"
+        }
+        return text + "?"
+    }
+
+    /// OpenSSH's fingerprint: `SHA256:` and the unpadded base64 of the blob's SHA-256.
+    static func fingerprint(_ blob: [UInt8]) -> String {
+        var encoded = Base64.encodedString(blob.withUnsafeBytes(SHA256.hash))
+        while encoded.hasSuffix("=") { encoded.removeLast() }
+        return "SHA256:" + encoded
+    }
+
+    /// A name from the wire, shown only as printable ASCII (anything else as `?`): it
+    /// comes from whoever ssh talks to.
+    static func printable(_ bytes: [UInt8]) -> String {
+        String(decoding: bytes.prefix(64).map { (0x20..<0x7f).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+    }
+}
+
+/// The names `known_hosts` (the user's, then the system's) gives a host key, read as
+/// ssh writes the file: `[marker] names keytype base64 [comment]`. Hashed names (`|1|…`)
+/// cannot be read back, and `@revoked` or `@cert-authority` lines name no host.
+enum KnownHosts {
+    static let maxFileBytes = 4 << 20
+
+    static func names(of hostKey: [UInt8], home: String?) -> [String] {
+        let files = (home.map { [$0 + "/.ssh/known_hosts"] } ?? []) + ["/etc/ssh/ssh_known_hosts"]
+        var found: [String] = []
+        for file in files {
+            guard let bytes = try? RegularFile.read(path: file, maxBytes: maxFileBytes) else { continue }
+            for line in bytes.split(separator: UInt8(ascii: "\n")) {
+                let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
+                guard fields.count >= 3, fields[0].first != UInt8(ascii: "#"), fields[0].first != UInt8(ascii: "@") else { continue }
+                guard let blob = try? Base64.decode(String(decoding: fields[2], as: UTF8.self)), blob == hostKey else { continue }
+                for name in fields[0].split(separator: UInt8(ascii: ",")) where name.first != UInt8(ascii: "|") {
+                    let readable = KeyDescription.printable(Array(name))
+                    if !found.contains(readable) { found.append(readable) }
+                }
+            }
+        }
+        return found
+    }
+}

@@ -1,0 +1,228 @@
+import Dispatch
+import Glibc
+import PinVaultAgentDoor
+import PinVaultClient
+import PinVaultCrypto
+import PinVaultSSHProtocol
+import PinVaultTransport
+import Synchronization
+
+/// The keys behind the per-user agent: pinvaultd, reached over Varlink as the user.
+/// It offers the user's `ssh` credentials, locked ones too, with their certificates;
+/// asked to sign with a locked key it asks for the PIN (`Prompt`), unlocks it for
+/// `unlock_ttl_seconds`, and signs through `AgentSign` — where the engine decides, as for
+/// every door, what the key may sign. It holds no secret but a PIN on its way from the
+/// prompt to the daemon, in locked memory, wiped by the call that carries it.
+final class UserAgentBackend: SSHAgentBackend {
+    let configuration: AgentConfiguration
+    let prompt: (any Prompt)?
+    /// The user's home, for `known_hosts`.
+    let home: String?
+    /// The agent's own uid: the only peer it serves, besides root.
+    let owner = getuid()
+    /// One connection to pinvaultd per ssh connection (its requests come one at a time).
+    private let clients = Mutex<[ConnectionID: PinVaultClient]>([:])
+    /// One question at a time: a second request for a key being unlocked waits, then
+    /// finds it unlocked.
+    private let prompting = AsyncLock()
+    /// Where prompts block (spawn, read, wait), off the cooperative pool.
+    private let promptQueue = DispatchQueue(label: "pv-agent-prompt")
+    /// Requests being served: the agent is not idle while one is (a prompt on screen).
+    let inFlight = Atomic<Int>(0)
+
+    /// PIN tries per request before it fails (as ssh-agent and gpg-agent allow three).
+    static let pinTries = 3
+
+    init(configuration: AgentConfiguration, prompt: (any Prompt)?, home: String?) {
+        self.configuration = configuration
+        self.prompt = prompt
+        self.home = home
+    }
+
+    // MARK: SSHAgentBackend
+
+    func identities(_ call: AgentCall, answer: @escaping @Sendable ([SSHAgentReply.Identity]?) -> Void) {
+        serve(call, answer: answer) { [self] in
+            let credentials = try await withClient(call, retrying: true) { try await $0.list(purpose: .ssh) }
+            return credentials.flatMap { credential -> [SSHAgentReply.Identity] in
+                let comment = SSHEd25519.comment(user: credential.user, label: credential.label)
+                return [SSHAgentReply.Identity(publicKey: credential.publicKey, comment: comment)]
+                    + credential.sshCertificates.map { SSHAgentReply.Identity(keyBlob: $0, comment: comment + " (certificate)") }
+            }
+        }
+    }
+
+    func sign(keyBlob: [UInt8], data: [UInt8], flags: UInt32, _ call: AgentCall, answer: @escaping @Sendable ([UInt8]?) -> Void) {
+        serve(call, answer: answer) { [self] in try await signature(keyBlob: keyBlob, data: data, call) }
+    }
+
+    func remove(keyBlob: [UInt8]?, _ call: AgentCall, answer: @escaping @Sendable (Bool) -> Void) {
+        serve(call, answer: { answer($0 ?? false) }) { [self] in
+            let credentials = try await withClient(call, retrying: true) { try await $0.list(purpose: .ssh) }
+            let chosen = credentials.filter { credential in
+                credential.unlockedUntil != nil && (keyBlob.map { Self.publicKey(ofBlob: $0) == credential.publicKey } ?? true)
+            }
+            for credential in chosen {
+                _ = try await withClient(call, retrying: true) { try await $0.lock(keyId: credential.keyId) }
+            }
+            return keyBlob == nil || !chosen.isEmpty
+        }
+    }
+
+    func connectionClosed(_ connection: ConnectionID) {
+        clients.withLock { $0.removeValue(forKey: connection) }?.close()
+    }
+
+    // MARK: Signing
+
+    private func signature(keyBlob: [UInt8], data: [UInt8], _ call: AgentCall) async throws -> [UInt8] {
+        guard let publicKey = Self.publicKey(ofBlob: keyBlob) else { throw Refused() }
+        let credentials = try await withClient(call, retrying: true) { try await $0.list(purpose: .ssh) }
+        guard let credential = credentials.first(where: { $0.publicKey == publicKey }) else { throw Refused() }
+        let forwarded = call.state.isForwarded
+        let comment = SSHEd25519.comment(user: credential.user, label: credential.label)
+        let description = KeyDescription.request(
+            comment: comment, publicKey: publicKey, data: data, destination: call.state.destinationHostKey,
+            forwarded: forwarded, home: home
+        )
+        var confirmed = false
+        // This agent's own rule for the key: ask before every use.
+        if wantsConfirmation(credential) {
+            guard await ask(call, { prompt, cancelled in prompt.confirm(description: description, isCancelled: cancelled) }) else {
+                throw Refused()
+            }
+            confirmed = true
+        }
+        for _ in 0..<3 {
+            let saidYes = confirmed
+            do {
+                return try await withClient(call, retrying: true) {
+                    try await $0.agentSign(keyId: credential.keyId, data: data, forwarded: forwarded, confirmed: saidYes)
+                }
+            } catch let error as PinVaultError where error.code == .notUnlocked {
+                try await unlock(credential, description: description, call)
+            } catch let error as PinVaultError where error.code == .confirmationRequired && !confirmed {
+                // Unlocked elsewhere (pinvault unlock --confirm): every use is asked.
+                guard await ask(call, { prompt, cancelled in prompt.confirm(description: description, isCancelled: cancelled) }) else {
+                    throw Refused()
+                }
+                confirmed = true
+            }
+        }
+        throw Refused()
+    }
+
+    /// Asks for the PIN and unlocks `credential` — unless, once this request's turn to
+    /// ask has come, another request has unlocked it meanwhile. A cancelled prompt sends
+    /// nothing (no attempt counted); a wrong PIN is asked again, saying how many
+    /// attempts are left; a throttled or blocked key is told and ends the request.
+    private func unlock(_ credential: Credential, description: String, _ call: AgentCall) async throws {
+        try await prompting.withLock { [self] in
+            let now = try await withClient(call, retrying: true) { try await $0.list(user: credential.user, purpose: .ssh) }
+            if now.first(where: { $0.keyId == credential.keyId })?.unlockedUntil != nil { return }
+            var error: String?
+            for _ in 0..<Self.pinTries {
+                guard let pin = await askPIN(description: description, error: error, call) else { throw Refused() }
+                do {
+                    _ = try await withClient(call, retrying: false) {
+                        try await $0.unlock(
+                            user: credential.user, keyId: credential.keyId, pin: pin,
+                            ttl: .seconds(configuration.unlockTTLSeconds),
+                            confirmEachUse: wantsConfirmation(credential),
+                            allowForwarding: AgentConfiguration.names(
+                                configuration.allowForwarding, keyId: credential.keyId, user: credential.user, label: credential.label
+                            )
+                        )
+                    }
+                    return
+                } catch let failure as PinVaultError {
+                    pin.wipe()
+                    switch failure.code {
+                    case .wrongPin:
+                        let left = failure.remainingAttempts ?? 0
+                        error = "Wrong PIN: \(left) attempt\(left == 1 ? "" : "s") left"
+                    case .lockedOut, .credentialBlocked, .credentialWiped:
+                        let message = "PinVault: " + failure.description
+                        _ = await ask(call) { prompt, cancelled in prompt.tell(message, isCancelled: cancelled); return true }
+                        throw Refused()
+                    default:
+                        throw failure
+                    }
+                }
+            }
+            throw Refused()
+        }
+    }
+
+    private func wantsConfirmation(_ credential: Credential) -> Bool {
+        AgentConfiguration.names(configuration.confirm, keyId: credential.keyId, user: credential.user, label: credential.label)
+    }
+
+    // MARK: Prompts
+
+    private func askPIN(description: String, error: String?, _ call: AgentCall) async -> PIN? {
+        guard let prompt else { return nil }
+        return await withCheckedContinuation { continuation in
+            promptQueue.async {
+                continuation.resume(returning: prompt.askPIN(description: description, error: error, isCancelled: call.isCancelled))
+            }
+        }
+    }
+
+    /// Runs a yes/no (or notice) question on the prompt queue.
+    private func ask(_ call: AgentCall, _ question: @escaping @Sendable (any Prompt, @escaping @Sendable () -> Bool) -> Bool) async -> Bool {
+        guard let prompt else { return false }
+        return await withCheckedContinuation { continuation in
+            promptQueue.async { continuation.resume(returning: question(prompt, call.isCancelled)) }
+        }
+    }
+
+    // MARK: Plumbing
+
+    /// Runs `work` for a peer this agent serves (its own uid, or root), answering its
+    /// result, or nil when it failed.
+    private func serve<T: Sendable>(
+        _ call: AgentCall, answer: @escaping @Sendable (T?) -> Void, _ work: @escaping @Sendable () async throws -> T
+    ) {
+        guard call.peer.uid == owner || call.peer.uid == 0 else { return answer(nil) }
+        inFlight.add(1, ordering: .relaxed)
+        Task {
+            defer { inFlight.subtract(1, ordering: .relaxed) }
+            answer(try? await work())
+        }
+    }
+
+    /// Runs `body` with the connection's client to pinvaultd; when that connection is
+    /// gone (the daemon restarted) a new one is made, and `body` run again if `retrying`.
+    private func withClient<T: Sendable>(
+        _ call: AgentCall, retrying: Bool, _ body: @Sendable (PinVaultClient) async throws -> T
+    ) async throws -> T {
+        do {
+            return try await body(try client(for: call.connection))
+        } catch let error as PinVaultError where Self.connectionGone(error) {
+            clients.withLock { $0.removeValue(forKey: call.connection) }?.close()
+            guard retrying else { throw error }
+            return try await body(try client(for: call.connection))
+        }
+    }
+
+    private func client(for connection: ConnectionID) throws -> PinVaultClient {
+        if let existing = clients.withLock({ $0[connection] }) { return existing }
+        let made = try PinVaultClient(socketPath: configuration.daemonSocket, timeout: .seconds(60))
+        clients.withLock { $0[connection] = made }
+        return made
+    }
+
+    private static func connectionGone(_ error: PinVaultError) -> Bool {
+        [.connectionLost, .daemonUnavailable, .timedOut].contains(error.code)
+    }
+
+    /// The raw public key of an `ssh-ed25519` key blob or of an Ed25519 certificate.
+    static func publicKey(ofBlob blob: [UInt8]) -> [UInt8]? {
+        blob.withUnsafeBytes { bytes in
+            (try? SSHEd25519.publicKey(fromBlob: bytes)) ?? (try? SSHCertificate(blob: bytes))?.publicKey
+        }
+    }
+
+    struct Refused: Error {}
+}
