@@ -29,7 +29,7 @@ PYTHON       ?= python3
 RUN_DIR      := $(CURDIR)/run
 VENV         := $(CURDIR)/.venv
 BUILD_PACKAGES := libsodium-dev libsqlite3-dev libssl-dev pkg-config libpam0g-dev
-TEST_PACKAGES  := python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client pamtester sudo
+TEST_PACKAGES  := python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client pamtester sudo pinentry-tty
 DEB_PACKAGES   := debhelper dpkg-dev lintian mmdebstrap
 # The ssh tests start their own sshd on 127.0.0.1 (PinVaultSSHTests); Debian's package
 # would also start the system's sshd, so test-deps stops and disables it again when it

@@ -221,6 +221,8 @@ let package = Package(
             dependencies: ["PinVaultClient", "PinVaultTestKit", "PinVaultProtocol", "PinVaultCrypto"]
         ),
         .testTarget(name: "PinVaultCLITests", dependencies: ["PinVaultTestKit"]),
+        // pinvault agent as a process, before a real pinvaultd, its prompts scripted.
+        .testTarget(name: "PinVaultUserAgentTests", dependencies: ["PinVaultTestKit", "PinVaultCrypto", "PinVaultSSHProtocol"]),
         .testTarget(
             name: "PinVaultAdversarialTests",
             dependencies: ["PinVaultTestKit", "PinVaultCrypto"]

@@ -1,4 +1,5 @@
 import Dispatch
+import FoundationEssentials
 import Glibc
 import PinVaultAgentDoor
 import PinVaultClient
@@ -119,7 +120,20 @@ final class UserAgentBackend: SSHAgentBackend {
     private func unlock(_ credential: Credential, description: String, _ call: AgentCall) async throws {
         try await prompting.withLock { [self] in
             let now = try await withClient(call, retrying: true) { try await $0.list(user: credential.user, purpose: .ssh) }
-            if now.first(where: { $0.keyId == credential.keyId })?.unlockedUntil != nil { return }
+            guard let current = now.first(where: { $0.keyId == credential.keyId }) else { throw Refused() }
+            if current.unlockedUntil != nil { return }
+            // A key that takes no PIN now is told about, not asked for one.
+            switch current.state {
+            case .throttled:
+                let seconds = max(Int(((current.lockedUntil?.timeIntervalSinceNow) ?? 0).rounded(.up)), 1)
+                try await refuse(call, "PinVault: too many wrong PINs for \(current.user): try again in \(seconds) s")
+            case .blocked:
+                try await refuse(call, "PinVault: the key of \(current.user) is blocked after too many wrong PINs; an administrator must unblock it")
+            case .pendingUnregistration:
+                try await refuse(call, "PinVault: the key of \(current.user) is being unregistered")
+            case .active:
+                break
+            }
             var error: String?
             for _ in 0..<Self.pinTries {
                 guard let pin = await askPIN(description: description, error: error, call) else { throw Refused() }
@@ -142,9 +156,7 @@ final class UserAgentBackend: SSHAgentBackend {
                         let left = failure.remainingAttempts ?? 0
                         error = "Wrong PIN: \(left) attempt\(left == 1 ? "" : "s") left"
                     case .lockedOut, .credentialBlocked, .credentialWiped:
-                        let message = "PinVault: " + failure.description
-                        _ = await ask(call) { prompt, cancelled in prompt.tell(message, isCancelled: cancelled); return true }
-                        throw Refused()
+                        try await refuse(call, "PinVault: " + failure.description)
                     default:
                         throw failure
                     }
@@ -152,6 +164,15 @@ final class UserAgentBackend: SSHAgentBackend {
             }
             throw Refused()
         }
+    }
+
+    /// Tells the user why the request ends, and ends it.
+    private func refuse(_ call: AgentCall, _ message: String) async throws -> Never {
+        _ = await ask(call) { prompt, cancelled in
+            prompt.tell(message, isCancelled: cancelled)
+            return true
+        }
+        throw Refused()
     }
 
     private func wantsConfirmation(_ credential: Credential) -> Bool {

@@ -52,12 +52,23 @@ final class PromptProcess {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
         posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        // The agent blocks SIGTERM and SIGINT (its loop reads them from a signalfd) and
+        // ignores SIGPIPE: the program starts with every signal as it should be.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var everySignal = sigset_t(), noSignal = sigset_t()
+        sigfillset(&everySignal)
+        sigemptyset(&noSignal)
+        posix_spawnattr_setsigdefault(&attributes, &everySignal)
+        posix_spawnattr_setsigmask(&attributes, &noSignal)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let argv = [path] + arguments
         let envp = environment.map { "\($0.key)=\($0.value)" }
         var spawned: pid_t = 0
         let result = withCStrings(argv) { argvPointers in
             withCStrings(envp) { envPointers in
-                posix_spawn(&spawned, path, &actions, nil, argvPointers, envPointers)
+                posix_spawn(&spawned, path, &actions, &attributes, argvPointers, envPointers)
             }
         }
         close(toChild[0])

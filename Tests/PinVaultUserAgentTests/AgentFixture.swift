@@ -1,0 +1,117 @@
+import Foundation
+import Glibc
+import PinVaultTestKit
+import XCTest
+
+/// A real pinvaultd, one `ssh` credential of the test's uid registered in it, and a real
+/// `pinvault agent` in front of it, whose prompt is a scripted `SSH_ASKPASS` (or a
+/// pinentry) that answers, in turn, the lines of `answers`: a PIN, `cancel`, `sleep N`
+/// (answering nothing), `yes` or `no`. Every question it was asked is in `prompts`.
+final class AgentFixture {
+    let directory: TemporaryDirectory
+    let daemon: TestDaemon
+    let pin = "258046"
+    let keyId: String
+    let publicKey: [UInt8]
+    private(set) var agent: ChildProcess?
+    var agentSocket: String { directory.path + "/agent/agent.sock" }
+    var agentLog: String { directory.path + "/agent.log" }
+
+    /// The `pinvault` of this build.
+    static var pinvault: String {
+        URL(fileURLWithPath: TestDaemon.binaryPath).deletingLastPathComponent().appendingPathComponent("pinvault").path
+    }
+
+    init(daemonOverrides: [String: [String: String]] = [:]) throws {
+        directory = try TemporaryDirectory(mode: 0o700)
+        daemon = try TestDaemon(overrides: daemonOverrides)
+        try daemon.start()
+        let credential = try daemon.connect().register(user: "alice", pin: pin, label: "ssh", purpose: "ssh")
+        keyId = try XCTUnwrap(credential["keyId"] as? String)
+        publicKey = [UInt8](try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(credential["publicKey"] as? String))))
+        try Self.askpassScript.write(toFile: askpass, atomically: true, encoding: .utf8)
+        chmod(askpass, 0o755)
+    }
+
+    deinit {
+        _ = agent?.stop(timeout: 10)
+        _ = try? daemon.stop()
+    }
+
+    // MARK: The prompt
+
+    var askpass: String { directory.path + "/askpass" }
+
+    /// Answers the scripted prompt gives, one per question, in order.
+    func answer(_ answers: [String]) throws {
+        try (answers.joined(separator: "\n") + "\n").write(toFile: directory.path + "/answers", atomically: true, encoding: .utf8)
+    }
+
+    /// The questions asked so far, each as its program got it (askpass: its argument,
+    /// with `[confirm]` or `[none]` before a yes/no question or a notice).
+    var prompts: [String] {
+        let text = (try? String(contentsOfFile: directory.path + "/prompts", encoding: .utf8)) ?? ""
+        return text.components(separatedBy: "\u{1e}\n").filter { !$0.isEmpty }
+    }
+
+    /// An askpass that answers the `answers` file's lines in turn and records each
+    /// question; `sleep N` writes its pid to `sleeping` first, so a test can see it killed.
+    static let askpassScript = """
+        #!/bin/sh
+        dir=$(dirname "$0")
+        n=$(cat "$dir/count" 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > "$dir/count"
+        printf '[%s]%s\\036\\n' "${SSH_ASKPASS_PROMPT:-pin}" "$1" >> "$dir/prompts"
+        answer=$(sed -n "${n}p" "$dir/answers" 2>/dev/null)
+        case "$answer" in
+            cancel|no|"") exit 1 ;;
+            yes) exit 0 ;;
+            sleep*) echo $$ > "$dir/sleeping"; exec sleep ${answer#sleep } ;;
+            *) printf '%s\\n' "$answer" ;;
+        esac
+
+        """
+
+    // MARK: The agent
+
+    /// Starts `pinvault agent` on `agentSocket` with `settings` as its agent.toml
+    /// (`[agent]` lines) and this environment.
+    func startAgent(settings: [String] = [], environment: [String: String] = [:], arguments: [String] = []) throws {
+        let config = directory.path + "/agent.toml"
+        try (["[agent]"] + settings).joined(separator: "\n").appending("\n").write(toFile: config, atomically: true, encoding: .utf8)
+        agent = try ChildProcess(
+            path: Self.pinvault,
+            arguments: ["agent", "--agent-socket", agentSocket, "--socket", daemon.socketPath, "--config", config] + arguments,
+            environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path, "SSH_ASKPASS": askpass].merging(environment) { $1 },
+            logPath: agentLog
+        )
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if let client = try? SSHAgentClient(path: agentSocket, timeoutSeconds: 5) {
+                _ = client
+                return
+            }
+            guard agent?.isRunning == true else { throw TestKitError("pinvault agent exited: \(log)") }
+            usleep(20_000)
+        }
+        throw TestKitError("pinvault agent did not listen: \(log)")
+    }
+
+    var log: String { (try? String(contentsOfFile: agentLog, encoding: .utf8)) ?? "" }
+
+    /// A SIGN_REQUEST of a login with the credential's key to the agent, on a connection
+    /// of its own (or `client`'s); the signature, or nil for SSH_AGENT_FAILURE.
+    func sign(_ client: SSHAgentClient? = nil, data: [UInt8]? = nil) throws -> [UInt8]? {
+        let connection = try client ?? SSHAgentClient(path: agentSocket, timeoutSeconds: 120)
+        try connection.send(SSHAgentClient.signRequest(
+            publicKey: publicKey, data: data ?? SSHAgentClient.userauthRequest(publicKey: publicKey)
+        ))
+        let reply = try connection.receiveFrame()
+        guard reply.count == 4 + 1 + 4 + 83, reply[4] == SSHAgentClient.signResponse else { return nil }
+        return Array(reply.suffix(64))
+    }
+
+    /// The credential as List reports it now.
+    func credential() throws -> [String: Any] {
+        try daemon.connect().credential(keyId: keyId)
+    }
+}

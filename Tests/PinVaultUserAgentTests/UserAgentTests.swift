@@ -1,0 +1,207 @@
+import Foundation
+import Glibc
+import PinVaultCrypto
+import PinVaultSSHProtocol
+import PinVaultTestKit
+import XCTest
+
+/// `pinvault agent` as ssh meets it, without ssh: a real agent process over a real
+/// pinvaultd, its prompt a scripted SSH_ASKPASS. (PinVaultSSHTests drive it with ssh,
+/// sshd and git.)
+final class UserAgentTests: XCTestCase {
+    private var fixture: AgentFixture!
+
+    override func setUpWithError() throws {
+        fixture = try AgentFixture()
+    }
+
+    override func tearDown() {
+        fixture = nil
+    }
+
+    private func verifies(_ signature: [UInt8]?, _ data: [UInt8]? = nil) -> Bool {
+        guard let signature else { return false }
+        let signed = data ?? SSHAgentClient.userauthRequest(publicKey: fixture.publicKey)
+        return signed.withUnsafeBytes { Ed25519.verify(signature: signature, message: $0, publicKey: fixture.publicKey) }
+    }
+
+    // MARK: Listing
+
+    func testItLists_theUsersSSHKeys_lockedOnesToo_andNoOtherPurpose() throws {
+        _ = try fixture.daemon.connect().register(user: "alice", pin: fixture.pin, label: "app", purpose: "authenticate")
+        try fixture.startAgent()
+        let client = try SSHAgentClient(path: fixture.agentSocket)
+        try client.send(SSHAgentClient.identitiesRequest)
+        let listed = try client.receiveFrame()
+        XCTAssertEqual(listed[4], SSHAgentClient.identitiesAnswer)
+        XCTAssertEqual(Array(listed[5..<9]), [0, 0, 0, 1], "one key: the ssh one")
+        XCTAssertNotNil(listed.firstRange(of: fixture.publicKey), "it is the credential's")
+        XCTAssertNotNil(listed.firstRange(of: Array("alice (ssh)".utf8)))
+        XCTAssertTrue(fixture.prompts.isEmpty, "listing asked for a PIN")
+    }
+
+    // MARK: The PIN at the moment of use
+
+    func testALockedKey_asksOnce_thenSignsWithoutAsking_untilTheTTL() throws {
+        try fixture.answer([fixture.pin])
+        try fixture.startAgent()
+        XCTAssertTrue(verifies(try fixture.sign()), fixture.log)
+        XCTAssertTrue(verifies(try fixture.sign()))
+        XCTAssertEqual(fixture.prompts.count, 1, "\(fixture.prompts)")
+        let prompt = try XCTUnwrap(fixture.prompts.first)
+        XCTAssertTrue(prompt.contains("alice (ssh)") && prompt.contains("to log in as alice"), prompt)
+        XCTAssertTrue(prompt.contains("SHA256:"), prompt)
+        XCTAssertNotNil(try fixture.credential()["unlockedUntil"], "unlocked in the daemon")
+    }
+
+    func testACancelledPrompt_failsTheRequest_andCostsNoAttempt() throws {
+        try fixture.answer(["cancel", fixture.pin])
+        try fixture.startAgent()
+        XCTAssertNil(try fixture.sign())
+        XCTAssertEqual(try fixture.credential()["failedAttempts"] as? Int, 0)
+        XCTAssertTrue(verifies(try fixture.sign()), "the next request asks again")
+    }
+
+    func testAWrongPin_isCounted_andTheNextPromptSaysHowManyAttemptsAreLeft() throws {
+        try fixture.answer(["370591", fixture.pin])
+        try fixture.startAgent()
+        XCTAssertTrue(verifies(try fixture.sign()), fixture.log)
+        XCTAssertEqual(fixture.prompts.count, 2)
+        XCTAssertTrue(fixture.prompts[1].contains("Wrong PIN: 4 attempts left"), fixture.prompts[1])
+        XCTAssertEqual(try fixture.credential()["failedAttempts"] as? Int, 0, "the right PIN cleared it")
+    }
+
+    func testThreeWrongPins_endTheRequest_andAThrottledKeyIsToldSo() throws {
+        try fixture.answer(["370591", "370592", "370593", "yes"])
+        try fixture.startAgent()
+        XCTAssertNil(try fixture.sign())
+        XCTAssertEqual(try fixture.credential()["failedAttempts"] as? Int, 3)
+        XCTAssertEqual(fixture.prompts.count, 3, "\(fixture.prompts)")
+        // The test daemon throttles from the third wrong PIN: the next request is told.
+        XCTAssertNil(try fixture.sign())
+        let notice = try XCTUnwrap(fixture.prompts.last)
+        XCTAssertTrue(notice.hasPrefix("[none]") && notice.contains("too many wrong PINs"), notice)
+        XCTAssertEqual(try fixture.credential()["failedAttempts"] as? Int, 3, "a throttled key counts nothing more")
+    }
+
+    // MARK: Prompts that do not end well
+
+    func testAPromptNobodyAnswers_isGivenUp_withoutAnAttempt_andTheAgentGoesOn() throws {
+        try fixture.answer(["sleep 600", fixture.pin])
+        try fixture.startAgent(settings: ["prompt_timeout_seconds = 5"])
+        XCTAssertNil(try fixture.sign())
+        XCTAssertEqual(try fixture.credential()["failedAttempts"] as? Int, 0)
+        XCTAssertTrue(try isGone(sleepingPrompt()), "the unanswered prompt still runs")
+        XCTAssertTrue(verifies(try fixture.sign()))
+    }
+
+    func testAClientThatLeavesMidPrompt_endsThePrompt_andCountsNothing() throws {
+        try fixture.answer(["sleep 600", fixture.pin])
+        try fixture.startAgent()
+        let leaving = try SSHAgentClient(path: fixture.agentSocket)
+        try leaving.send(SSHAgentClient.signRequest(publicKey: fixture.publicKey, data: SSHAgentClient.userauthRequest(publicKey: fixture.publicKey)))
+        let prompt = try sleepingPrompt()
+        shutdown(leaving.fd, Int32(SHUT_RDWR))
+        XCTAssertTrue(isGone(prompt), "the prompt outlived the request it asked for")
+        XCTAssertEqual(try fixture.credential()["failedAttempts"] as? Int, 0)
+        XCTAssertTrue(verifies(try fixture.sign()), "the agent goes on")
+    }
+
+    /// The pid the scripted prompt wrote when it started to sleep.
+    private func sleepingPrompt() throws -> pid_t {
+        let file = fixture.directory.path + "/sleeping"
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: file, encoding: .utf8), let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                return pid
+            }
+            usleep(20_000)
+        }
+        throw TestKitError("the prompt never started: \(fixture.log)")
+    }
+
+    /// Whether `pid` is gone (or a zombie nobody reaps) within a minute.
+    private func isGone(_ pid: pid_t) -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if kill(pid, 0) != 0 { return true }
+            if let status = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), status.contains(") Z ") { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    // MARK: The daemon restarts
+
+    func testTheAgent_reconnectsAfterTheDaemonRestarts() throws {
+        try fixture.answer([fixture.pin, fixture.pin])
+        try fixture.startAgent()
+        let client = try SSHAgentClient(path: fixture.agentSocket)
+        XCTAssertTrue(verifies(try fixture.sign(client)))
+        XCTAssertEqual(try fixture.daemon.stop(), 0)
+        try fixture.daemon.start()
+        // The session died with the daemon: the same connection asks again, and signs.
+        XCTAssertTrue(verifies(try fixture.sign(client)), fixture.log)
+        XCTAssertEqual(fixture.prompts.count, 2)
+    }
+
+    // MARK: Confirmation and forwarding
+
+    func testAKeyToConfirm_isAskedAboutEachUse_andANoRefuses() throws {
+        try fixture.answer(["yes", fixture.pin, "yes", "no"])
+        try fixture.startAgent(settings: ["confirm = [\"ssh\"]"])
+        XCTAssertTrue(verifies(try fixture.sign()), fixture.log)
+        XCTAssertTrue(verifies(try fixture.sign()))
+        XCTAssertNil(try fixture.sign(), "a no signed")
+        XCTAssertEqual(fixture.prompts.map { String($0.prefix(9)) }, ["[confirm]", "[pin]Use ", "[confirm]", "[confirm]"])
+        // Unlocked to confirm each use: the daemon's own socket, which cannot ask, refuses it.
+        let direct = try SSHAgentClient(path: fixture.daemon.sshAgentSocketPath)
+        try direct.send(SSHAgentClient.signRequest(publicKey: fixture.publicKey, data: SSHAgentClient.userauthRequest(publicKey: fixture.publicKey)))
+        XCTAssertEqual(try direct.receiveFrame(), SSHAgentClient.failureReply)
+    }
+
+    /// A session-bind that says the connection was forwarded (ssh -A): nothing signed
+    /// there unless the key may be used so; a direct connection beside it signs.
+    func testAForwardedConnection_signsOnlyWithAKeyAllowedForForwarding() throws {
+        try fixture.answer([fixture.pin])
+        try fixture.startAgent()
+        XCTAssertTrue(verifies(try fixture.sign()))
+        let forwarded = try SSHAgentClient(path: fixture.agentSocket)
+        try bind(forwarded, forwarding: true)
+        XCTAssertNil(try fixture.sign(forwarded), "signed for a forwarded agent")
+        XCTAssertTrue(verifies(try fixture.sign()), "a direct connection still signs")
+    }
+
+    func testAForwardedConnection_signsWithAKeyAllowedForForwarding() throws {
+        try fixture.answer([fixture.pin])
+        try fixture.startAgent(settings: ["allow_forwarding = [\"alice\"]"])
+        let forwarded = try SSHAgentClient(path: fixture.agentSocket)
+        try bind(forwarded, forwarding: true)
+        XCTAssertTrue(verifies(try fixture.sign(forwarded)), fixture.log)
+        let prompt = try XCTUnwrap(fixture.prompts.first)
+        XCTAssertTrue(prompt.contains("through an agent forwarded to (host key SHA256:"), prompt)
+    }
+
+    /// session-bind@openssh.com, signed by a host key made here.
+    private func bind(_ client: SSHAgentClient, forwarding: Bool) throws {
+        let host = try SigningKeyPair(seed: try Ed25519.generateSeed())
+        let session = RandomBytes.make(count: 32)
+        let signature = try session.withUnsafeBytes { try host.sign($0) }
+        let contents = SSHSessionBind(
+            hostKeyBlob: SSHEd25519.keyBlob(publicKey: host.publicKey), sessionIdentifier: session,
+            signatureBlob: SSHEd25519.signatureBlob(signature), isForwarding: forwarding
+        ).encoded
+        try client.send(SSHAgentClient.string([27] + SSHAgentClient.string(Array(SSHSessionBind.name.utf8)) + contents))
+        XCTAssertEqual(try client.receiveFrame(), [0, 0, 0, 1, 6], "the bind was refused")
+    }
+
+    // MARK: What it signs
+
+    func testItSignsAnSSHSIG_butNotARawChallenge_evenUnlocked() throws {
+        try fixture.answer([fixture.pin])
+        try fixture.startAgent()
+        let preimage = SSHAgentClient.sshsigPreimage()
+        XCTAssertTrue(verifies(try fixture.sign(data: preimage), preimage))
+        XCTAssertNil(try fixture.sign(data: Array(RandomBytes.make(count: 32))))
+    }
+}
