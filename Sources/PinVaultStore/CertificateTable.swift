@@ -17,11 +17,15 @@ struct CertificateTable {
         return blobs
     }
 
-    /// Adds `certificate` to `keyId`'s; false when it is there already.
+    /// Adds `certificate` to `keyId`'s; false when it is there already. (Only that
+    /// conflict is passed over: `INSERT OR IGNORE` would pass over a failed CHECK too.)
     func add(_ certificate: [UInt8], keyId: KeyID, at time: Int64) throws(StoreError) -> Bool {
         let connection = try scope.open()
         try connection.execute(
-            "INSERT OR IGNORE INTO ssh_certificates (key_id, certificate, added_at) VALUES (?1, ?2, ?3)",
+            """
+            INSERT INTO ssh_certificates (key_id, certificate, added_at) VALUES (?1, ?2, ?3)
+            ON CONFLICT (key_id, certificate) DO NOTHING
+            """,
             [.text(keyId.hex), .blob(certificate), .integer(time)])
         return try connection.changes() > 0
     }
