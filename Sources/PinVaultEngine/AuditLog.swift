@@ -24,6 +24,7 @@ struct AuditLog: Sendable {
         case sessionLocked = "session.lock"
         case sessionExpired = "session.expired"
         case sessionEnded = "session.end"
+        case forwardedSignatureRefused = "sign.forwarding_refused"
     }
 
     let logger: Logger

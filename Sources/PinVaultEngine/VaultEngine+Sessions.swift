@@ -105,7 +105,7 @@ extension VaultEngine {
         case .notUnlocked:
             call.finish(.failure(.notUnlocked))
         case .refused(let error):
-            call.finish(.failure(error))
+            refused(error, keyId: keyId, call)
         case .failed(let error):
             call.finish(.failure(failure(error, call)))
         case .overBudget:
@@ -117,13 +117,22 @@ extension VaultEngine {
                 case .refused(let error): .failure(error)
                 case .failed(let error): .failure(failure(error, call))
                 }
-                return { call.finish(result) }
+                return { [self] in
+                    if case .refused(let error) = signed { refused(error, keyId: keyId, call) } else { call.finish(result) }
+                }
             }
             if case .busy(let milliseconds) = admission {
                 stats.refusedBusy()
                 call.finish(.failure(.busy(retryAfterMilliseconds: milliseconds)))
             }
         }
+    }
+
+    /// Answers a signature the key's purpose or its session's constraints refuse. One
+    /// refused for a forwarded agent is audited: someone on another host tried the key.
+    private func refused(_ error: VaultError, keyId: KeyID, _ call: Call) {
+        if error == .forwardingNotAllowed { audit.record(.forwardedSignatureRefused, caller: call.caller, keyId: keyId) }
+        call.finish(.failure(error))
     }
 
     /// Ends the sessions opened with `bindToConnection` on connection `id`: its front

@@ -170,6 +170,10 @@ final class UserAgentTests: XCTestCase {
         try bind(forwarded, forwarding: true)
         XCTAssertNil(try fixture.sign(forwarded), "signed for a forwarded agent")
         XCTAssertTrue(verifies(try fixture.sign()), "a direct connection still signs")
+        // pinvaultd audits the attempt: someone on the other host tried the key.
+        let audited = fixture.daemon.log.split(separator: "\n").filter { $0.contains("event=sign.forwarding_refused") }
+        XCTAssertEqual(audited.count, 1, fixture.daemon.log)
+        XCTAssertTrue(audited.first?.contains("keyId=\(fixture.keyId)") ?? false, "\(audited)")
     }
 
     func testAForwardedConnection_signsWithAKeyAllowedForForwarding() throws {
