@@ -13,6 +13,8 @@ final class SudoTests: PAMTestCase {
 
     override func tearDownWithError() throws {
         if let sudoers { try? FileManager.default.removeItem(atPath: sudoers) }
+        sudoers = nil
+        service = nil  // XCTest keeps the test case alive: release the file now
         try super.tearDownWithError()
     }
 
