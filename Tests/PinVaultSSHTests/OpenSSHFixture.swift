@@ -60,7 +60,7 @@ final class OpenSSHFixture {
         authorizedKeys = stage.path + "/authorized_keys"
         try (keyLine + "\n").write(toFile: authorizedKeys, atomically: true, encoding: .utf8)
         for file in [keyFile, authorizedKeys] { chmod(file, 0o644) }
-        server = try SSHServer(directory: stage.path, user: user.name, authorizedKeys: authorizedKeys)
+        server = try SSHServer(directory: stage.path, allowUsers: user.name, settings: ["AuthorizedKeysFile": authorizedKeys])
     }
 
     static func environment(_ daemon: TestDaemon) -> [String: String] {
