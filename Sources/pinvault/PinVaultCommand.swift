@@ -3,7 +3,6 @@ import Glibc
 import PinVaultTransport
 
 /// `pinvault`: the command line of PinVault.
-@main
 struct PinVaultCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pinvault",
@@ -32,17 +31,5 @@ struct PinVaultCommand: AsyncParsableCommand {
             UnlockCommand.self, LockCommand.self, SignCommand.self, SSHKeyCommand.self, SSHCertCommand.self, AgentCommand.self,
         ]
     )
-
-    /// Ignores SIGPIPE before anything is written: a reader that went away makes a
-    /// write fail with EPIPE, reported with status 1, instead of killing pinvault
-    /// silently (and, mid-command, after the daemon acted). Then parses and runs.
-    static func main() async {
-        signal(SIGPIPE, SIG_IGN)
-        // The agent stops on SIGTERM/SIGINT through its event loop's signalfd: they must
-        // be blocked before any other thread starts, so that every thread inherits it.
-        if CommandLine.arguments.dropFirst().first(where: { !$0.hasPrefix("-") }) == AgentCommand.configuration.commandName {
-            ShutdownSignals.blockInThisThread()
-        }
-        await main(nil)
-    }
 }
+
