@@ -386,6 +386,7 @@ BENCH_QUICK   ?=
 BENCH_SCRATCH ?= $(CURDIR)/.build
 bench: test-deps
 	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path "$(BENCH_SCRATCH)" --product pinvaultd
+	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path "$(BENCH_SCRATCH)" --product pinvault
 	$(SWIFT) build -c release --scratch-path "$(BENCH_SCRATCH)" --product pinvault-bench
 	"$(BENCH_SCRATCH)/release/pinvault-bench" $(if $(BENCH_QUICK),--quick) \
 		--daemon "$(BENCH_SCRATCH)/release/pinvaultd" \
