@@ -336,7 +336,7 @@ uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; true
 
 check-units:
-	scripts/check-units.sh systemd
+	scripts/check-units.sh systemd "" systemd/user
 
 # The Debian package (packaging/README.md): debhelper builds it from debian/ with the
 # same `make release` and `make install` as above, into PINVAULT_DEB_DIR (dist/): the
