@@ -86,8 +86,10 @@ int CPinVaultOpenSSL_rsa_verify(const char *digest, unsigned minimum_bits,
     BIGNUM *n = BN_bin2bn(modulus, (int)modulus_length, NULL);
     BIGNUM *e = BN_bin2bn(exponent, (int)exponent_length, NULL);
 
-    if (builder == NULL || n == NULL || e == NULL || modulus_length > 2048 || exponent_length > 8
-        || (unsigned)BN_num_bits(n) < minimum_bits)
+    /* Past 8192 bits and a 32-bit exponent, a verification costs a peer nothing and
+     * the daemon milliseconds: no host key is that large. */
+    if (builder == NULL || n == NULL || e == NULL || modulus_length > 1025 || exponent_length > 4
+        || (unsigned)BN_num_bits(n) < minimum_bits || BN_num_bits(n) > 8192)
         goto out;
     if (OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_N, n) != 1
         || OSSL_PARAM_BLD_push_BN(builder, OSSL_PKEY_PARAM_RSA_E, e) != 1

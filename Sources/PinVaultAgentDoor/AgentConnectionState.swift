@@ -13,6 +13,9 @@ public struct AgentConnectionState: Sendable, Equatable {
 
     /// OpenSSH's `AGENT_MAX_SESSION_IDS`: a connection takes this many bindings at most.
     public static let maxBindings = 16
+    /// The session-binds a connection may send at all: each costs a signature check,
+    /// and ssh sends one per hop.
+    public static let maxBindAttempts = 2 * maxBindings
 
     public private(set) var bindings: [Binding] = []
     /// Whether any session-bind came, verified or not.
@@ -23,6 +26,7 @@ public struct AgentConnectionState: Sendable, Equatable {
     /// verify — a host key type no one here checks — that would let it pass for a
     /// local one).
     private var claimedForwarding = false
+    private var bindAttempts = 0
 
     public init() {}
 
@@ -30,28 +34,66 @@ public struct AgentConnectionState: Sendable, Equatable {
     /// asks for is made on another host's behalf.
     public var isForwarded: Bool { claimedForwarding || bindings.contains { $0.forwarded } }
 
-    /// The host key of the last verified binding: the host the signature is for, or, on
-    /// a forwarded connection, the last hop. Never one that did not verify.
-    public var destinationHostKey: [UInt8]? { bindings.last?.hostKeyBlob }
+    /// Where a signature goes, as far as verified bindings show it.
+    public struct Destination: Sendable, Equatable {
+        /// The host a login is for: the host key of the binding whose session identifier
+        /// the userauth request carries (and, hostbound, whose host key it names), as
+        /// OpenSSH's agent matches them. nil for anything else, SSHSIG included.
+        public var host: [UInt8]?
+        /// On a forwarded connection, the host the user's own ssh forwarded the agent to:
+        /// its first binding, the one ssh made before relaying anything. Any later
+        /// binding was made on that host, and is only its word.
+        public var forwardedTo: [UInt8]?
+        public var forwarded: Bool
+    }
+
+    /// Where a signature of `data` goes. Never a host that did not verify, and never one
+    /// the request's own session identifier does not point at: a binding replayed on
+    /// another connection names nothing for a login it is not part of.
+    public func destination(of data: [UInt8]) -> Destination {
+        let forwardedTo = bindings.first.flatMap { $0.forwarded ? $0.hostKeyBlob : nil }
+        var host: [UInt8]?
+        if case .userauth(let request)? = data.withUnsafeBytes(SSHSignedData.parse),
+           let bound = bindings.last(where: { $0.sessionIdentifier == request.sessionIdentifier }),
+           request.hostKeyBlob == nil || request.hostKeyBlob == bound.hostKeyBlob {
+            host = bound.hostKeyBlob
+        }
+        return Destination(host: host, forwardedTo: forwardedTo, forwarded: isForwarded)
+    }
 
     /// Records a session-bind that did not parse: attempted, nothing learned.
     public mutating func recordUnreadable() {
         bindAttempted = true
+        bindAttempts += 1
     }
 
-    /// Records `bind` (its signature `verified` or not); whether the agent answers
-    /// success. A connection bound for authentication (not forwarding) takes no other
-    /// binding; the same session identifier is accepted again only with the same key.
-    public mutating func record(_ bind: SSHSessionBind, verified: Bool) -> Bool {
+    /// A session-bind that parsed: notes the attempt and any claim of forwarding, and says
+    /// whether it could be recorded were its signature to verify — the cheap rules, before
+    /// the costly check. A connection past `maxBindAttempts` takes no more.
+    public mutating func admit(_ bind: SSHSessionBind) -> Bool {
         bindAttempted = true
+        bindAttempts += 1
         if bind.isForwarding { claimedForwarding = true }
-        guard verified else { return false }
+        return bindAttempts <= Self.maxBindAttempts && canRecord(bind)
+    }
+
+    /// Records an admitted `bind` whose signature was checked (`verified` or not); whether
+    /// the agent answers success. A connection bound for authentication (not forwarding)
+    /// takes no other binding; the same session identifier is accepted again only with
+    /// the same key.
+    public mutating func record(_ bind: SSHSessionBind, verified: Bool) -> Bool {
+        guard verified, canRecord(bind) else { return false }
+        if !bindings.contains(where: { $0.sessionIdentifier == bind.sessionIdentifier }) {
+            bindings.append(Binding(hostKeyBlob: bind.hostKeyBlob, sessionIdentifier: bind.sessionIdentifier, forwarded: bind.isForwarding))
+        }
+        return true
+    }
+
+    private func canRecord(_ bind: SSHSessionBind) -> Bool {
         for existing in bindings {
             guard existing.forwarded else { return false }
             if existing.sessionIdentifier == bind.sessionIdentifier { return existing.hostKeyBlob == bind.hostKeyBlob }
         }
-        guard bindings.count < Self.maxBindings else { return false }
-        bindings.append(Binding(hostKeyBlob: bind.hostKeyBlob, sessionIdentifier: bind.sessionIdentifier, forwarded: bind.isForwarding))
-        return true
+        return bindings.count < Self.maxBindings
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import PinVaultSSHProtocol
 import PinVaultTransport
 import Synchronization
@@ -60,30 +61,45 @@ public final class SSHAgentDoor: MessageHandler {
             }
         case .removeAllIdentities:
             backend.remove(keyBlob: nil, call) { _ in Self.send(route, SSHAgentReply.success()) }
-        case .extension(let name, let contents):
-            return reply(route, answerExtension(name: name, contents: contents, connection: route.connection))
+        case .extension(let name, let contents) where name.elementsEqual(SSHSessionBind.name.utf8):
+            bind(contents, route)
+        case .extension(let name, _) where name.elementsEqual("query".utf8):
+            return reply(route, SSHAgentReply.queryAnswer(Self.extensions))
+        case .extension:
+            return reply(route, SSHAgentReply.failure())
         case .unsupported:
             return reply(route, SSHAgentReply.failure())
         }
         return .accepted
     }
 
-    /// `query` lists what is served; `session-bind@openssh.com` is verified with the host
+    /// `session-bind@openssh.com`, as OpenSSH's agent takes it: verified with the host
     /// key it names and recorded for the connection (SSH_AGENT_SUCCESS), or refused
-    /// (SSH_AGENT_EXTENSION_FAILURE), as OpenSSH's agent does.
-    private func answerExtension(name: [UInt8], contents: [UInt8], connection: ConnectionID) -> [UInt8] {
-        if name.elementsEqual("query".utf8) { return SSHAgentReply.queryAnswer(Self.extensions) }
-        guard name.elementsEqual(SSHSessionBind.name.utf8) else { return SSHAgentReply.failure() }
+    /// (SSH_AGENT_EXTENSION_FAILURE). The cheap rules come first; the signature check,
+    /// which a peer can make cost milliseconds (a large RSA or P-521 host key), runs off
+    /// the event loop, so that no peer's binds hold up another's requests. The
+    /// connection's next message waits for this answer, as every message does.
+    private func bind(_ contents: [UInt8], _ route: ReplyRoute) {
+        let connection = route.connection
         guard let bind = try? contents.withUnsafeBytes({ bytes throws(SSHAgentMessageError) in try SSHSessionBind.parse(bytes) }) else {
             connections.withLock { $0[connection, default: AgentConnectionState()].recordUnreadable() }
-            return SSHAgentReply.extensionFailure()
+            return Self.send(route, SSHAgentReply.extensionFailure())
         }
-        let verified = HostKeySignature.verify(
-            hostKeyBlob: bind.hostKeyBlob, signatureBlob: bind.signatureBlob, data: bind.sessionIdentifier
-        )
-        let recorded = connections.withLock { $0[connection, default: AgentConnectionState()].record(bind, verified: verified) }
-        return recorded ? SSHAgentReply.success() : SSHAgentReply.extensionFailure()
+        guard connections.withLock({ $0[connection, default: AgentConnectionState()].admit(bind) }) else {
+            return Self.send(route, SSHAgentReply.extensionFailure())
+        }
+        Self.verifier.async { [self] in
+            let verified = !route.isCancelled && HostKeySignature.verify(
+                hostKeyBlob: bind.hostKeyBlob, signatureBlob: bind.signatureBlob, data: bind.sessionIdentifier
+            )
+            // A connection that closed meanwhile has no state to record into any more.
+            let recorded = verified && connections.withLock { $0[connection]?.record(bind, verified: true) ?? false }
+            Self.send(route, recorded ? SSHAgentReply.success() : SSHAgentReply.extensionFailure())
+        }
     }
+
+    /// Where host key signatures are checked, beside the loop.
+    private static let verifier = DispatchQueue(label: "pv-agent-session-bind", attributes: .concurrent)
 
     private static func send(_ route: ReplyRoute, _ frame: [UInt8]) {
         route.send { buffer in frame.withUnsafeBytes { buffer.append($0) } }

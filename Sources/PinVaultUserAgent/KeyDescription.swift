@@ -1,3 +1,4 @@
+import PinVaultAgentDoor
 import PinVaultCrypto
 import PinVaultProtocol
 import PinVaultSSHProtocol
@@ -5,13 +6,14 @@ import PinVaultSystem
 
 /// What a prompt says about a signature: which key, for what, and where to. The key by
 /// its comment and fingerprint; the request by what ssh asked (a login as a user, or a
-/// signature in a namespace such as git's); the destination by the host key
-/// session-bind verified, with the names `known_hosts` gives it when it gives any.
-/// Nothing here comes from a claim that was not checked: an unverified binding names no
-/// host.
+/// signature in a namespace such as git's); the destination by the host keys
+/// session-bind verified (`AgentConnectionState.destination`), with the names
+/// `known_hosts` gives them when it gives any. Nothing here comes from a claim that was
+/// not checked: an unverified binding, or one the request does not belong to, names no
+/// host; what a host the agent was forwarded to says of a next hop is marked as its word.
 enum KeyDescription {
     static func request(
-        comment: String, publicKey: [UInt8], data: [UInt8], destination: [UInt8]?, forwarded: Bool, home: String?
+        comment: String, publicKey: [UInt8], data: [UInt8], destination: AgentConnectionState.Destination, home: String?
     ) -> String {
         var text = "Use your PinVault key \(comment)\n\(fingerprint(SSHEd25519.keyBlob(publicKey: publicKey)))"
         switch data.withUnsafeBytes(SSHSignedData.parse) {
@@ -22,15 +24,22 @@ enum KeyDescription {
         case nil:
             break
         }
-        if let destination {
-            let names = KnownHosts.names(of: destination, home: home)
-            text += (forwarded ? "\nthrough an agent forwarded to " : "\non ")
-                + (names.isEmpty ? "" : names.prefix(3).joined(separator: ", ") + " ")
-                + "(host key \(fingerprint(destination)))"
-        } else if forwarded {
-            text += "\nthrough a forwarded agent"
+        if destination.forwarded {
+            text += destination.forwardedTo.map { "\nthrough an agent forwarded to " + host($0, home: home) }
+                ?? "\nthrough a forwarded agent"
+            if let next = destination.host, next != destination.forwardedTo {
+                text += "\non " + host(next, home: home) + ", as that host says"
+            }
+        } else if let login = destination.host {
+            text += "\non " + host(login, home: home)
         }
         return text + "?"
+    }
+
+    /// A host by its known_hosts names (three at most), then its key's fingerprint.
+    private static func host(_ key: [UInt8], home: String?) -> String {
+        let names = KnownHosts.names(of: key, home: home)
+        return (names.isEmpty ? "" : names.prefix(3).joined(separator: ", ") + " ") + "(host key \(fingerprint(key)))"
     }
 
     /// OpenSSH's fingerprint: `SHA256:` and the unpadded base64 of the blob's SHA-256.

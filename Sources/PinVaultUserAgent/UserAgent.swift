@@ -18,6 +18,9 @@ public enum UserAgent {
     /// Serves until SIGTERM or SIGINT (or, socket-activated, an hour with nothing to
     /// do: the user unit starts it again on the next connection).
     public static func run(_ configuration: AgentConfiguration, environment: [String: String], logger: Logger) throws {
+        // PINs pass through: no core dumps, no ptrace or /proc/PID/mem by the same uid
+        // (as pinvaultd, and OpenSSH's ssh-agent).
+        try ProcessHardening.apply()
         let listener = try listen(configuration)
         let settings = configuration.promptSettings(environment: environment)
         if case .none = settings.program {

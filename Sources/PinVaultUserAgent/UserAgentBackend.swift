@@ -28,11 +28,16 @@ final class UserAgentBackend: SSHAgentBackend {
     private let prompting = AsyncLock()
     /// Where prompts block (spawn, read, wait), off the cooperative pool.
     private let promptQueue = DispatchQueue(label: "pv-agent-prompt")
+    /// Where notices wait to be dismissed, one at a time, holding no question back.
+    private let noticeQueue = DispatchQueue(label: "pv-agent-notice")
     /// Requests being served: the agent is not idle while one is (a prompt on screen).
     let inFlight = Atomic<Int>(0)
 
     /// PIN tries per request before it fails (as ssh-agent and gpg-agent allow three).
     static let pinTries = 3
+    /// The most AgentSign calls one signature takes: refused for want of a PIN (then
+    /// unlocked), of a yes (then asked), then made.
+    static let signingSteps = 3
 
     init(configuration: AgentConfiguration, prompt: (any Prompt)?, home: String?) {
         self.configuration = configuration
@@ -59,9 +64,10 @@ final class UserAgentBackend: SSHAgentBackend {
         // key this agent asks nothing about (its key id is its public key's hash, so no
         // List is needed). A key that needs a PIN or a yes, or a daemon that restarted,
         // takes the full way; any other refusal is the answer.
+        // Only with a client already connected: a connect could block the loop.
         guard configuration.confirm.isEmpty, call.peer.uid == owner || call.peer.uid == 0,
               let publicKey = Self.publicKey(ofBlob: keyBlob), let keyId = try? KeyID(publicKey: publicKey),
-              let client = try? client(for: call.connection)
+              let client = clients.withLock({ $0[call.connection] })
         else { return fullWay() }
         inFlight.add(1, ordering: .relaxed)
         client.agentSign(keyId: keyId.hex, data: data, forwarded: call.state.isForwarded) { [self] result in
@@ -70,7 +76,7 @@ final class UserAgentBackend: SSHAgentBackend {
             case .success(let signature):
                 answer(signature)
             case .failure(let error) where error.code == .notUnlocked || error.code == .confirmationRequired || Self.connectionGone(error):
-                fullWay()
+                if call.isCancelled() { answer(nil) } else { fullWay() }
             case .failure:
                 answer(nil)
             }
@@ -101,20 +107,22 @@ final class UserAgentBackend: SSHAgentBackend {
         let credentials = try await withClient(call, retrying: true) { try await $0.list(purpose: .ssh) }
         guard let credential = credentials.first(where: { $0.publicKey == publicKey }) else { throw Refused() }
         let forwarded = call.state.isForwarded
-        let comment = SSHEd25519.comment(user: credential.user, label: credential.label)
-        let description = KeyDescription.request(
-            comment: comment, publicKey: publicKey, data: data, destination: call.state.destinationHostKey,
-            forwarded: forwarded, home: home
-        )
+        // Made when a prompt needs it (it reads known_hosts), not for every signature.
+        let description = { @Sendable [home] in
+            KeyDescription.request(
+                comment: SSHEd25519.comment(user: credential.user, label: credential.label), publicKey: publicKey, data: data,
+                destination: call.state.destination(of: data), home: home
+            )
+        }
         var confirmed = false
         // This agent's own rule for the key: ask before every use.
         if wantsConfirmation(credential) {
-            guard await ask(call, { prompt, cancelled in prompt.confirm(description: description, isCancelled: cancelled) }) else {
+            guard await ask(call, { prompt, cancelled in prompt.confirm(description: description(), isCancelled: cancelled) }) else {
                 throw Refused()
             }
             confirmed = true
         }
-        for _ in 0..<3 {
+        for _ in 0..<Self.signingSteps {
             let saidYes = confirmed
             do {
                 return try await withClient(call, retrying: true) {
@@ -124,7 +132,7 @@ final class UserAgentBackend: SSHAgentBackend {
                 try await unlock(credential, description: description, call)
             } catch let error as PinVaultError where error.code == .confirmationRequired && !confirmed {
                 // Unlocked elsewhere (pinvault unlock --confirm): every use is asked.
-                guard await ask(call, { prompt, cancelled in prompt.confirm(description: description, isCancelled: cancelled) }) else {
+                guard await ask(call, { prompt, cancelled in prompt.confirm(description: description(), isCancelled: cancelled) }) else {
                     throw Refused()
                 }
                 confirmed = true
@@ -137,7 +145,7 @@ final class UserAgentBackend: SSHAgentBackend {
     /// ask has come, another request has unlocked it meanwhile. A cancelled prompt sends
     /// nothing (no attempt counted); a wrong PIN is asked again, saying how many
     /// attempts are left; a throttled or blocked key is told and ends the request.
-    private func unlock(_ credential: Credential, description: String, _ call: AgentCall) async throws {
+    private func unlock(_ credential: Credential, description: @escaping @Sendable () -> String, _ call: AgentCall) async throws {
         try await prompting.withLock { [self] in
             let now = try await withClient(call, retrying: true) { try await $0.list(user: credential.user, purpose: .ssh) }
             guard let current = now.first(where: { $0.keyId == credential.keyId }) else { throw Refused() }
@@ -156,7 +164,7 @@ final class UserAgentBackend: SSHAgentBackend {
             }
             var error: String?
             for _ in 0..<Self.pinTries {
-                guard let pin = await askPIN(description: description, error: error, call) else { throw Refused() }
+                guard let pin = await askPIN(description: description(), error: error, call) else { throw Refused() }
                 do {
                     _ = try await withClient(call, retrying: false) {
                         try await $0.unlock(
@@ -177,6 +185,9 @@ final class UserAgentBackend: SSHAgentBackend {
                         error = "Wrong PIN: \(left) attempt\(left == 1 ? "" : "s") left"
                     case .lockedOut, .credentialBlocked, .credentialWiped:
                         try await refuse(call, "PinVault: " + failure.description)
+                    case .invalidParameter:
+                        // Not a PIN the daemon takes (too long, not UTF-8): nothing was counted.
+                        error = "That is not a PIN: \(failure.description)"
                     default:
                         throw failure
                     }
@@ -186,11 +197,11 @@ final class UserAgentBackend: SSHAgentBackend {
         }
     }
 
-    /// Tells the user why the request ends, and ends it.
+    /// Tells the user why the request ends, and ends it at once: the notice stays up
+    /// on a queue of its own (until dismissed or its deadline), holding no other prompt.
     private func refuse(_ call: AgentCall, _ message: String) async throws -> Never {
-        _ = await ask(call) { prompt, cancelled in
-            prompt.tell(message, isCancelled: cancelled)
-            return true
+        if let prompt {
+            noticeQueue.async { prompt.tell(message, isCancelled: { false }) }
         }
         throw Refused()
     }
@@ -225,7 +236,7 @@ final class UserAgentBackend: SSHAgentBackend {
     private func serve<T: Sendable>(
         _ call: AgentCall, answer: @escaping @Sendable (T?) -> Void, _ work: @escaping @Sendable () async throws -> T
     ) {
-        guard call.peer.uid == owner || call.peer.uid == 0 else { return answer(nil) }
+        guard call.peer.uid == owner || call.peer.uid == 0, !call.isCancelled() else { return answer(nil) }
         inFlight.add(1, ordering: .relaxed)
         Task {
             defer { inFlight.subtract(1, ordering: .relaxed) }
@@ -239,19 +250,33 @@ final class UserAgentBackend: SSHAgentBackend {
         _ call: AgentCall, retrying: Bool, _ body: @Sendable (PinVaultClient) async throws -> T
     ) async throws -> T {
         do {
-            return try await body(try client(for: call.connection))
+            return try await body(try client(for: call))
         } catch let error as PinVaultError where Self.connectionGone(error) {
             clients.withLock { $0.removeValue(forKey: call.connection) }?.close()
             guard retrying else { throw error }
-            return try await body(try client(for: call.connection))
+            return try await body(try client(for: call))
         }
     }
 
-    private func client(for connection: ConnectionID) throws -> PinVaultClient {
-        if let existing = clients.withLock({ $0[connection] }) { return existing }
+    /// The ssh connection's client, connected on first use. None for a connection that
+    /// has closed: the transport cancels its request before `connectionClosed`, so a
+    /// client kept after that check is one `connectionClosed` will find and close.
+    private func client(for call: AgentCall) throws -> PinVaultClient {
+        if let existing = clients.withLock({ $0[call.connection] }) { return existing }
+        guard !call.isCancelled() else { throw Refused() }
         let made = try PinVaultClient(socketPath: configuration.daemonSocket, timeout: .seconds(60))
-        clients.withLock { $0[connection] = made }
-        return made
+        let kept = clients.withLock { table -> PinVaultClient? in
+            guard !call.isCancelled() else { return nil }
+            if let raced = table[call.connection] { return raced }
+            table[call.connection] = made
+            return made
+        }
+        guard let kept else {
+            made.close()
+            throw Refused()
+        }
+        if kept !== made { made.close() }
+        return kept
     }
 
     private static func connectionGone(_ error: PinVaultError) -> Bool {

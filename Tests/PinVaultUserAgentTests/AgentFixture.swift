@@ -57,6 +57,13 @@ final class AgentFixture {
     /// The questions asked so far, each as its program got it.
     var prompts: [String] { prompt.prompts }
 
+    /// Whether `count` questions have been asked, waiting a minute at most for them.
+    func waitForPrompts(_ count: Int) -> Bool {
+        let deadline = Date().addingTimeInterval(60)
+        while prompts.count < count && Date() < deadline { usleep(20_000) }
+        return prompts.count >= count
+    }
+
     // MARK: The agent
 
     /// Starts `pinvault agent` on `agentSocket` with `settings` as its agent.toml

@@ -56,7 +56,14 @@ final class PinentryTests: XCTestCase {
         let signature = try XCTUnwrap(try fixture.sign(), fixture.log)
         let signed = SSHAgentClient.userauthRequest(publicKey: fixture.publicKey)
         XCTAssertTrue(signed.withUnsafeBytes { Ed25519.verify(signature: signature, message: $0, publicKey: fixture.publicKey) })
-        let log = try String(contentsOfFile: path + ".log", encoding: .utf8)
+        // The agent says BYE and goes on without waiting for the program to leave.
+        var log = ""
+        let deadline = Date().addingTimeInterval(60)
+        repeat {
+            log = (try? String(contentsOfFile: path + ".log", encoding: .utf8)) ?? ""
+            if log.hasSuffix("BYE\n") { break }
+            usleep(20_000)
+        } while Date() < deadline
         XCTAssertTrue(log.contains("SETTITLE PinVault\n"), log)
         XCTAssertTrue(log.contains("SETDESC Use your PinVault key alice (ssh)%0ASHA256:"), log)
         XCTAssertTrue(log.contains("SETPROMPT PIN:\nGETPIN\n"), log)

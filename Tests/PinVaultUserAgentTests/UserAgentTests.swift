@@ -78,8 +78,10 @@ final class UserAgentTests: XCTestCase {
         XCTAssertNil(try fixture.sign())
         XCTAssertEqual(try fixture.credential()["failedAttempts"] as? Int, 3)
         XCTAssertEqual(fixture.prompts.count, 3, "\(fixture.prompts)")
-        // The test daemon throttles from the third wrong PIN: the next request is told.
+        // The test daemon throttles from the third wrong PIN: the next request is told,
+        // in a notice that stays up beside the request it ended.
         XCTAssertNil(try fixture.sign())
+        XCTAssertTrue(fixture.waitForPrompts(4), "no notice: \(fixture.prompts)")
         let notice = try XCTUnwrap(fixture.prompts.last)
         XCTAssertTrue(notice.hasPrefix("[none]") && notice.contains("too many wrong PINs"), notice)
         XCTAssertEqual(try fixture.credential()["failedAttempts"] as? Int, 3, "a throttled key counts nothing more")
@@ -106,6 +108,31 @@ final class UserAgentTests: XCTestCase {
         XCTAssertTrue(isGone(prompt), "the prompt outlived the request it asked for")
         XCTAssertEqual(try fixture.credential()["failedAttempts"] as? Int, 0)
         XCTAssertTrue(verifies(try fixture.sign()), "the agent goes on")
+    }
+
+    /// ssh connections that leave in the middle of a signature leave nothing behind: no
+    /// connection to pinvaultd is kept for a connection that is gone.
+    func testConnectionsLeavingMidRequest_leaveNoDaemonConnectionBehind() throws {
+        guard getuid() == 0 else {
+            try RootOnlySuites.skip(self, "reads a non-dumpable process's /proc/PID/fd") { XCTSkip($0) }
+        }
+        // A locked key: each signature fails its first AgentSign and goes the full way
+        // (List, the prompt), by which time its ssh has gone.
+        try fixture.startAgent()
+        let agent = try XCTUnwrap(fixture.agent)
+        let descriptors = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(agent.pid)/fd").count) ?? -1 }
+        let before = descriptors()
+        for _ in 0..<100 {
+            let client = try SSHAgentClient(path: fixture.agentSocket)
+            try client.roundTrip()  // its connection to pinvaultd is made
+            try client.send(SSHAgentClient.signRequest(publicKey: fixture.publicKey, data: SSHAgentClient.userauthRequest(publicKey: fixture.publicKey)))
+            shutdown(client.fd, Int32(SHUT_RDWR))
+        }
+        let deadline = Date().addingTimeInterval(60)
+        while descriptors() > before && Date() < deadline { usleep(20_000) }
+        XCTAssertLessThanOrEqual(descriptors(), before, "descriptors kept for connections that left")
+        try SSHAgentClient(path: fixture.agentSocket).roundTrip()
+        XCTAssertEqual(try fixture.credential()["failedAttempts"] as? Int, 0)
     }
 
     /// The pid the scripted prompt wrote when it started to sleep.
@@ -146,12 +173,17 @@ final class UserAgentTests: XCTestCase {
     // MARK: Confirmation and forwarding
 
     func testAKeyToConfirm_isAskedAboutEachUse_andANoRefuses() throws {
-        try fixture.answer(["yes", fixture.pin, "yes", "no"])
+        // "nope" typed into an askpass that shows a text field (exit 0): a no, as for
+        // OpenSSH's ask_permission; "YES" is a yes.
+        try fixture.answer(["yes", fixture.pin, "yes", "no", "nope", "YES"])
         try fixture.startAgent(settings: ["confirm = [\"ssh\"]"])
         XCTAssertTrue(verifies(try fixture.sign()), fixture.log)
         XCTAssertTrue(verifies(try fixture.sign()))
         XCTAssertNil(try fixture.sign(), "a no signed")
-        XCTAssertEqual(fixture.prompts.map { String($0.prefix(9)) }, ["[confirm]", "[pin]Use ", "[confirm]", "[confirm]"])
+        XCTAssertNil(try fixture.sign(), "a typed no signed")
+        XCTAssertTrue(verifies(try fixture.sign()), "a typed YES did not sign")
+        XCTAssertEqual(fixture.prompts.map { String($0.prefix(9)) },
+                       ["[confirm]", "[pin]Use ", "[confirm]", "[confirm]", "[confirm]", "[confirm]"])
         // Unlocked to confirm each use: the daemon's own socket, which cannot ask, refuses it.
         let direct = try SSHAgentClient(path: fixture.daemon.sshAgentSocketPath)
         try direct.send(SSHAgentClient.signRequest(publicKey: fixture.publicKey, data: SSHAgentClient.userauthRequest(publicKey: fixture.publicKey)))
@@ -184,8 +216,26 @@ final class UserAgentTests: XCTestCase {
         XCTAssertTrue(prompt.contains("through an agent forwarded to (host key SHA256:"), prompt)
     }
 
-    /// session-bind@openssh.com, signed by a host key made here.
-    private func bind(_ client: SSHAgentClient, forwarding: Bool) throws {
+    /// A binding names the host only for the login it belongs to: one replayed on another
+    /// connection (a process with SSH_AUTH_SOCK that took it from ssh) cannot make the
+    /// prompt name github.com for a login elsewhere.
+    func testThePromptNamesAHost_onlyForALoginOfTheBoundSession() throws {
+        try fixture.answer(["yes", fixture.pin, "yes"])
+        try fixture.startAgent(settings: ["confirm = [\"ssh\"]"])
+        let client = try SSHAgentClient(path: fixture.agentSocket)
+        let session = try bind(client, forwarding: false)
+        let elsewhere = SSHAgentClient.userauthRequest(publicKey: fixture.publicKey, session: Array(repeating: 9, count: 32))
+        XCTAssertTrue(verifies(try fixture.sign(client, data: elsewhere), elsewhere), fixture.log)
+        let bound = SSHAgentClient.userauthRequest(publicKey: fixture.publicKey, session: session)
+        XCTAssertTrue(verifies(try fixture.sign(client, data: bound), bound), fixture.log)
+        XCTAssertEqual(fixture.prompts.count, 3, "\(fixture.prompts)")
+        XCTAssertFalse(fixture.prompts[0].contains("host key"), "a host named for another session's login: \(fixture.prompts[0])")
+        XCTAssertTrue(fixture.prompts[2].contains("\non (host key SHA256:"), fixture.prompts[2])
+    }
+
+    /// session-bind@openssh.com, signed by a host key made here; its session identifier.
+    @discardableResult
+    private func bind(_ client: SSHAgentClient, forwarding: Bool) throws -> [UInt8] {
         let host = try SigningKeyPair(seed: try Ed25519.generateSeed())
         let session = RandomBytes.make(count: 32)
         let signature = try session.withUnsafeBytes { try host.sign($0) }
@@ -195,6 +245,7 @@ final class UserAgentTests: XCTestCase {
         ).encoded
         try client.send(SSHAgentClient.string([27] + SSHAgentClient.string(Array(SSHSessionBind.name.utf8)) + contents))
         XCTAssertEqual(try client.receiveFrame(), [0, 0, 0, 1, 6], "the bind was refused")
+        return Array(session)
     }
 
     // MARK: What it signs

@@ -20,7 +20,8 @@ int CPinVaultOpenSSL_ecdsa_verify(const char *group, const char *digest,
                                   const uint8_t *data, size_t data_length);
 
 /* PKCS#1 v1.5 with `digest` ("SHA256" or "SHA512"); `modulus` and `exponent`
- * big-endian. Moduli under `minimum_bits` are refused. */
+ * big-endian. Moduli under `minimum_bits` or over 8192 bits, and exponents over 32
+ * bits, are refused. */
 int CPinVaultOpenSSL_rsa_verify(const char *digest, unsigned minimum_bits,
                                 const uint8_t *modulus, size_t modulus_length,
                                 const uint8_t *exponent, size_t exponent_length,

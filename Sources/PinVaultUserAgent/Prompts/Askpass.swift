@@ -31,10 +31,25 @@ struct Askpass: Prompt {
         }
     }
 
+    /// A yes is exit 0 with nothing, or `yes`, written — as OpenSSH's `ask_permission`
+    /// reads it: an askpass that knows no `SSH_ASKPASS_PROMPT` shows a text field, and
+    /// "no" typed into it must not pass for a yes.
     func confirm(description: String, isCancelled: @escaping @Sendable () -> Bool) -> Bool {
         guard let process = start(description, kind: "confirm", isCancelled) else { return false }
         defer { process.finish() }
-        return process.exitStatus() == 0
+        do {
+            try process.read { _ in false }  // to the end of its output
+        } catch .ended {
+            // done
+        } catch {
+            return false
+        }
+        guard process.exitStatus() == 0 else { return false }
+        return process.received.withUnsafeBytes { bytes in
+            var answer = Array(bytes)
+            while let last = answer.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") { answer.removeLast() }
+            return answer.isEmpty || String(decoding: answer, as: UTF8.self).lowercased() == "yes"
+        }
     }
 
     func tell(_ message: String, isCancelled: @escaping @Sendable () -> Bool) {

@@ -66,19 +66,27 @@ struct Pinentry: Prompt {
         return session
     }
 
-    /// Assuan's escaping of a command's argument: `%`, CR and LF as `%25`, `%0D`, `%0A`.
+    /// Assuan's escaping of a command's argument: `%`, CR and LF as `%25`, `%0D`, `%0A`;
+    /// cut, whole characters at a time, to what fits an Assuan line (1000 bytes with
+    /// the command) — a pinentry answers a longer one `ERR Line too long`.
     private func escape(_ text: String) -> String {
         var escaped = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "%": escaped += "%25"
-            case "\r": escaped += "%0D"
-            case "\n": escaped += "%0A"
-            default: escaped.unicodeScalars.append(scalar)
+        for character in text {
+            let piece = switch character {
+            case "%": "%25"
+            case "\r": "%0D"
+            case "\n": "%0A"
+            case "\r\n": "%0D%0A"
+            default: String(character)
             }
+            guard escaped.utf8.count + piece.utf8.count <= Self.maxArgumentBytes else { break }
+            escaped += piece
         }
         return escaped
     }
+
+    /// An argument's room in one Assuan line, its command and the line end aside.
+    static let maxArgumentBytes = 900
 }
 
 /// One pinentry conversation.
@@ -97,11 +105,11 @@ final class AssuanSession {
         self.process = process
     }
 
-    /// Says BYE and lets the program leave on its own (as a pinentry does at once),
-    /// ending it only at the prompt's deadline or when the request is abandoned.
+    /// Says BYE and lets the program leave on its own (as a pinentry does at once);
+    /// the answer it gave goes on meanwhile.
     func end() {
         try? process.write(Array("BYE\n".utf8))
-        _ = process.exitStatus()
+        process.letExit()
     }
 
     /// Sends each command in turn, each answered OK.
@@ -120,7 +128,8 @@ final class AssuanSession {
     /// lines are skipped; a `D` line here is nothing anyone asked for.
     func expectOK() throws(Failure) {
         while true {
-            switch try nextLine() {
+            var fits = true
+            switch try nextLine(fits: &fits) {
             case .ok: return
             case .err: throw .refused
             case .data, .other: continue
@@ -135,11 +144,15 @@ final class AssuanSession {
         } catch {
             throw .broken
         }
-        guard let decoded = try? SecretBytes(capacity: 1024) else { throw .broken }
+        guard let decoded = try? SecretBytes(capacity: Self.maxPINBytes) else { throw .broken }
         defer { decoded.wipe() }
+        var fits = true
         while true {
-            switch try nextLine(decodingDataInto: decoded) {
+            switch try nextLine(decodingDataInto: decoded, fits: &fits) {
             case .ok:
+                // An empty answer is no PIN (as a cancel); one longer than any PIN is not
+                // cut to size and sent, where it would count as a wrong one.
+                guard fits, decoded.count > 0 else { throw .refused }
                 return decoded.withUnsafeBytes { bytes in PIN(copying: bytes) }
             case .err:
                 throw .refused
@@ -151,9 +164,12 @@ final class AssuanSession {
 
     private enum Line { case ok, err, data, other }
 
+    /// The longest PIN a pinentry may give (the daemon's limit is shorter).
+    static let maxPINBytes = 1024
+
     /// Reads one line (up to LF) of the program's output and consumes it, zeroing it.
     /// A `D` line's data is percent-decoded into `data`.
-    private func nextLine(decodingDataInto data: SecretBytes? = nil) throws(Failure) -> Line {
+    private func nextLine(decodingDataInto data: SecretBytes? = nil, fits: inout Bool) throws(Failure) -> Line {
         do {
             try process.read { $0.contains(UInt8(ascii: "\n")) }
         } catch {
@@ -165,7 +181,7 @@ final class AssuanSession {
             if line.starts(with: "OK".utf8) && (line.count == 2 || line[2] == UInt8(ascii: " ")) { return (.ok, end + 1) }
             if line.starts(with: "ERR".utf8) { return (.err, end + 1) }
             if line.starts(with: "D ".utf8) {
-                if let data { Self.percentDecode(UnsafeRawBufferPointer(rebasing: line.dropFirst(2)), into: data) }
+                if let data, !Self.percentDecode(UnsafeRawBufferPointer(rebasing: line.dropFirst(2)), into: data) { fits = false }
                 return (.data, end + 1)
             }
             return (.other, end + 1)
@@ -174,8 +190,8 @@ final class AssuanSession {
         return kind
     }
 
-    /// Appends `escaped` to `output`, each `%XX` as its byte.
-    private static func percentDecode(_ escaped: UnsafeRawBufferPointer, into output: SecretBytes) {
+    /// Appends `escaped` to `output`, each `%XX` as its byte; false when it did not fit.
+    private static func percentDecode(_ escaped: UnsafeRawBufferPointer, into output: SecretBytes) -> Bool {
         var index = 0
         while index < escaped.count {
             var byte = escaped[index]
@@ -184,9 +200,10 @@ final class AssuanSession {
                 byte = high << 4 | low
                 index += 2
             }
-            guard output.append(byte) else { return }
+            guard output.append(byte) else { return false }
             index += 1
         }
+        return true
     }
 
     private static func hexValue(_ digit: UInt8) -> UInt8? {

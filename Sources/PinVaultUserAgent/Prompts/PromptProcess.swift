@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import PinVaultCrypto
 import PinVaultSystem
@@ -41,6 +42,8 @@ final class PromptProcess {
         path: String, arguments: [String], environment: [String: String], deadline: UInt64,
         isCancelled: @escaping @Sendable () -> Bool
     ) throws(Failure) {
+        // A request whose ssh already left asks nobody.
+        guard !isCancelled() else { throw .cancelled }
         var toChild: [Int32] = [-1, -1], fromChild: [Int32] = [-1, -1]
         guard Self.pipeClosingOnExec(&toChild) else { throw .system("pipe: errno \(errno)") }
         guard Self.pipeClosingOnExec(&fromChild) else {
@@ -157,6 +160,22 @@ final class PromptProcess {
         }
         finish()
         return nil
+    }
+
+    /// Lets the program leave on its own (a pinentry told BYE does at once) without
+    /// waiting for it here: it is reaped off the caller's thread when it exits, or ended
+    /// at its deadline or once its request is abandoned.
+    func letExit() {
+        closeInput()
+        let leaving = Leaving(process: self)
+        Self.reaper.async { _ = leaving.process.exitStatus() }
+    }
+
+    private static let reaper = DispatchQueue(label: "pv-agent-prompt-reaper", attributes: .concurrent)
+
+    /// A process handed to the reaper, used there alone.
+    private struct Leaving: @unchecked Sendable {
+        let process: PromptProcess
     }
 
     /// Ends the program if it still runs (SIGTERM, then SIGKILL) and reaps it.

@@ -1,8 +1,7 @@
 import CPinVaultSystem
 import Glibc
-import PinVaultSystem
 
-/// What the daemon does to itself before it touches a secret: no core dumps, not
+/// What pinvaultd and pinvault agent do to themselves before they touch a secret: no core dumps, not
 /// dumpable (so no ptrace by the same uid and /proc/PID/mem for root only), and a
 /// umask under which every file it makes is private.
 public enum ProcessHardening {
