@@ -12,7 +12,9 @@ struct PinVaultCommand: AsyncParsableCommand {
             Every command talks to pinvaultd over its Varlink socket (--socket, else \
             $PINVAULT_SOCKET, else the system socket) and acts on the credentials of the \
             calling user; admins (root or a member of the daemon's admin group) may pass \
-            --owner-uid where it is offered.
+            --owner-uid where it is offered. --socket and --json may come before the \
+            command's name (pinvault --socket PATH list) or after it (pinvault list \
+            --socket PATH).
 
             PINs and unregistration tokens are never taken from the command line: they are \
             typed at the terminal without echo, or read one line each from standard input \
@@ -33,16 +35,34 @@ struct PinVaultCommand: AsyncParsableCommand {
         ]
     )
 
+    /// The options every command takes, here so that they may also come before the
+    /// command's name (`GlobalOptions`).
+    @OptionGroup var global: GlobalOptions
+
     /// Ignores SIGPIPE before anything is written: a reader that went away makes a
     /// write fail with EPIPE, reported with status 1, instead of killing pinvault
     /// silently (and, mid-command, after the daemon acted). Then parses and runs.
     static func main() async {
         signal(SIGPIPE, SIG_IGN)
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            exit(withError: error)
+        }
         // The agent stops on SIGTERM/SIGINT through its event loop's signalfd: they must
         // be blocked before any other thread starts, so that every thread inherits it.
-        if CommandLine.arguments.dropFirst().first(where: { !$0.hasPrefix("-") }) == AgentCommand.configuration.commandName {
+        if command is AgentCommand {
             ShutdownSignals.blockInThisThread()
         }
-        await main(nil)
+        do {
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
     }
 }
