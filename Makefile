@@ -1,6 +1,7 @@
 # PinVault — build, run and test.
 #
-#   make run    build pinvaultd and pinvault, serve on ./run/io.pinvault.Vault (state in ./run/state)
+#   make run    build pinvaultd and pinvault, serve on ./run/io.pinvault.Vault and ./run/ssh-agent.sock
+#               (state in ./run/state)
 #   make test   install what is missing, then run every test (as root also make package-test)
 #   make pam    the PAM module .build-pam/pam_pinvault.so (C: libpam, libc, libsodium only)
 #   make pam-test      its unit tests, under AddressSanitizer and UBSan
@@ -95,13 +96,15 @@ RELEASE_DAEMON := $(CURDIR)/.build/release/pinvaultd
 release-daemon: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product pinvaultd
 
-# The daemon in the foreground on a socket and state directory under ./run; the
-# command line beside it is .build/release/pinvault.
+# The daemon in the foreground with both of its sockets (Varlink, ssh-agent) and its
+# state directory under ./run, so that it never takes the installed daemon's place in
+# /run/pinvault; the command line beside it is .build/release/pinvault.
 run: release
 	@mkdir -p "$(RUN_DIR)/state" && chmod 700 "$(RUN_DIR)" "$(RUN_DIR)/state"
 	"$(CURDIR)/.build/release/pinvaultd" \
 		--config "$(CURDIR)/config/pinvaultd.toml" \
 		--socket "$(RUN_DIR)/io.pinvault.Vault" \
+		--ssh-agent-socket "$(RUN_DIR)/ssh-agent.sock" \
 		--state-directory "$(RUN_DIR)/state"
 
 # The Python varlink package, for the test that proves any Varlink client works.
