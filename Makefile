@@ -234,7 +234,7 @@ sanitize: test-deps venv release-daemon
 # Installation layout. Units and sysusers.d go under PREFIX, where systemd looks too
 # (/usr/local/lib/systemd/system); the configuration under SYSCONFDIR. The Debian
 # package sets Debian's directories (debian/rules: pinvaultd in /usr/sbin, units in
-# /lib/systemd/system).
+# /usr/lib/systemd/system: every file under /usr).
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 BINDIR       ?= $(PREFIX)/bin
@@ -254,10 +254,11 @@ CREDSTORE    ?= /etc/credstore.encrypted
 INSTALL_FROM ?=
 INSTALL_BIN   = $(if $(INSTALL_FROM),$(INSTALL_FROM),$(CURDIR)/.build/release)
 MANDIR       ?= $(PREFIX)/share/man
-# PAM looks for modules in its own directory, whatever PREFIX is: bookworm's
-# libpam-modules puts pam_unix.so in /lib/<multiarch>/security, and so do we.
+# PAM looks for modules in its own directory, whatever PREFIX is: /usr/lib/<multiarch>/
+# security, where trixie's libpam-modules puts pam_unix.so (Debian's /usr-move, DEP 17)
+# and which bookworm's merged /usr makes the same directory as its /lib/<multiarch>/security.
 MULTIARCH    := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || $(CC) -print-multiarch)
-PAMDIR       ?= /lib/$(MULTIARCH)/security
+PAMDIR       ?= /usr/lib/$(MULTIARCH)/security
 # pam-auth-update reads profiles from here only.
 PAMCONFIGDIR ?= /usr/share/pam-configs
 
