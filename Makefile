@@ -5,7 +5,7 @@
 #   make test   install what is missing, then run every test (as root also make package-test)
 #   make pam    the PAM module .build-pam/pam_pinvault.so (C: libpam, libc, libsodium only)
 #   make pam-test      its unit tests, under AddressSanitizer and UBSan
-#   make pam-fuzz      libFuzzer over its reply parser (PAM_FUZZ_SECONDS, default 60)
+#   make pam-fuzz      libFuzzer over its reply parser, credential choice and locality (PAM_FUZZ_SECONDS, default 60)
 #   make deb    dist/pinvault_<version>_<arch>.deb (and its -dbgsym), checked by lintian
 #   make package-test  the .deb installed, used, upgraded and purged in a clean Debian 12 root
 #   make install       pinvaultd, pinvault, units, config, deny list, PAM module, man pages (PREFIX, DESTDIR;
@@ -138,7 +138,7 @@ clean:
 # Relative, as make's targets cannot hold the spaces a checkout's path may have.
 PAM_BUILD    := .build-pam
 PAM_MODULE   := $(PAM_BUILD)/pam_pinvault.so
-PAM_LIBRARY  := pam/pv_connection.c pam/pv_json.c pam/pv_options.c pam/pv_reply.c pam/pv_request.c
+PAM_LIBRARY  := pam/pv_choice.c pam/pv_connection.c pam/pv_json.c pam/pv_locality.c pam/pv_options.c pam/pv_reply.c pam/pv_request.c
 PAM_SOURCES  := pam/pam_pinvault.c $(PAM_LIBRARY)
 PAM_HEADERS  := $(wildcard pam/*.h)
 PAM_CC       ?= cc
@@ -164,14 +164,17 @@ $(PAM_BUILD)/pv-tests: pam/tests/pv_tests.c $(PAM_LIBRARY) $(PAM_HEADERS) Makefi
 pam-test: deps $(PAM_BUILD)/pv-tests
 	$(PAM_BUILD)/pv-tests
 
+# pam/tests/fuzz-seeds: replies with credentials of each purpose (a keyId the fuzzer
+# could not find by itself), and PAM_RHOSTs with a hosts file (docs/FUZZING.md).
 PAM_FUZZ_SECONDS ?= 60
 PAM_FUZZ_CC      ?= $(dir $(realpath $(shell command -v swiftc)))clang
+PAM_FUZZ_SEEDS   := pam/tests/fuzz-seeds
 pam-fuzz: deps
 	@mkdir -p $(PAM_BUILD)/fuzz-corpus $(PAM_BUILD)/fuzz-findings
 	$(PAM_FUZZ_CC) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -o $(PAM_BUILD)/pv-fuzz \
 		pam/tests/pv_fuzz.c $(PAM_LIBRARY) $(PAM_LIBS)
 	$(PAM_BUILD)/pv-fuzz -max_total_time=$(PAM_FUZZ_SECONDS) -max_len=8192 -print_final_stats=1 \
-		-artifact_prefix=$(PAM_BUILD)/fuzz-findings/ $(PAM_BUILD)/fuzz-corpus
+		-artifact_prefix=$(PAM_BUILD)/fuzz-findings/ $(PAM_BUILD)/fuzz-corpus $(PAM_FUZZ_SEEDS)
 
 # libFuzzer needs its library without its main (SwiftPM gives the target its own entry
 # point, which hands over to LLVMFuzzerRunDriver) and coverage instrumentation.
@@ -337,7 +340,7 @@ uninstall:
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; true
 
 check-units:
-	scripts/check-units.sh systemd
+	scripts/check-units.sh systemd "" systemd/user
 
 # The Debian package (packaging/README.md): debhelper builds it from debian/ with the
 # same `make release` and `make install` as above, into PINVAULT_DEB_DIR (dist/): the
@@ -387,6 +390,7 @@ BENCH_QUICK   ?=
 BENCH_SCRATCH ?= $(CURDIR)/.build
 bench: test-deps
 	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path "$(BENCH_SCRATCH)" --product pinvaultd
+	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path "$(BENCH_SCRATCH)" --product pinvault
 	$(SWIFT) build -c release --scratch-path "$(BENCH_SCRATCH)" --product pinvault-bench
 	"$(BENCH_SCRATCH)/release/pinvault-bench" $(if $(BENCH_QUICK),--quick) \
 		--daemon "$(BENCH_SCRATCH)/release/pinvaultd" \

@@ -1,22 +1,28 @@
 /*
  * pam_pinvault: sign in with a PinVault PIN (docs/PAM.md).
  *
- * auth: finds the PAM user's credential labelled `label=` with List, asks for its
- * PIN, and has pinvaultd sign a fresh challenge that names this module, the PAM
- * service and the user; PAM_SUCCESS only once that signature verifies with the
- * credential's public key. Run as root (login, sudo, su, sshd) the module acts as
- * an admin and names the owner (`ownerUid`); run as a user (a screen locker) it
- * signs in only that user, with no `ownerUid`.
+ * auth: a PIN stays on this machine. A remote transaction (pv_locality.h: sshd's,
+ * or PAM_RHOST naming another host) is PAM_IGNORE before anything else - no
+ * prompt, no connection - unless `allow_remote`. Otherwise the module finds the
+ * PAM user's login credential with List (pv_choice.h), closes that connection,
+ * asks for the PIN, and only then connects again to have pinvaultd sign a fresh
+ * challenge that names this module, the PAM service and the user: a user may take
+ * longer to type than the daemon keeps an idle connection. PAM_SUCCESS only once
+ * that signature verifies with the credential's public key. Run as root (login,
+ * sudo, su, sshd) the module acts as an admin and names the owner (`ownerUid`);
+ * run as a user (a screen locker) it signs in only that user, with no `ownerUid`.
  *
- * Before anything is sent, the socket's server must be root or `server_user`
- * (SO_PEERCRED). The PIN lives in sodium_malloc'd (locked) memory, is escaped
- * straight into a locked request buffer, and both are wiped once sent; it is never
- * logged, and never handed to other modules (PAM_AUTHTOK is only read).
+ * Before anything is sent on a connection, its server must be root or
+ * `server_user` (SO_PEERCRED). The PIN lives in sodium_malloc'd (locked) memory,
+ * is escaped straight into a locked request buffer, and both are wiped once sent;
+ * it is never logged, and never handed to other modules (PAM_AUTHTOK is only read).
  *
  * Only the pam_sm_* functions are exported; everything else is hidden.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <pwd.h>
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
@@ -30,12 +36,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pv_choice.h"
 #include "pv_connection.h"
+#include "pv_locality.h"
 #include "pv_options.h"
 #include "pv_reply.h"
 #include "pv_request.h"
 
 #define PV_EXPORT __attribute__((visibility("default")))
+
+/* The hosts file (hosts(5)) that places a PAM_RHOST name, and how much of it is read. */
+#define HOSTS_PATH "/etc/hosts"
+#define HOSTS_MAX_BYTES (1024 * 1024)
 
 /* pam_set_data key: present (non-NULL) once pam_sm_authenticate succeeded, for setcred. */
 #define SUCCEEDED_DATA "pam_pinvault_succeeded"
@@ -82,7 +94,7 @@ static const char *io_reason(enum pv_io io)
     return "?";
 }
 
-/* The server of the socket must be root or `server_user`: else the PIN is not sent. */
+/* The server of the socket must be root or `server_user`: else nothing is sent. */
 static int check_server(struct sign_in *s)
 {
     uid_t server;
@@ -98,6 +110,93 @@ static int check_server(struct sign_in *s)
     pam_syslog(s->pamh, LOG_ERR, "refusing %s: it is served by uid %lu, neither root nor %s",
                s->options.socket_path, (unsigned long)server, s->options.server_user);
     return PAM_AUTHINFO_UNAVAIL;
+}
+
+/* A new connection (any earlier one closed) to a trusted server, within `deadline`. */
+static int connect_to_daemon(struct sign_in *s, int64_t deadline)
+{
+    pv_close(&s->connection);
+    enum pv_io io = pv_connect(&s->connection, s->options.socket_path, deadline);
+    if (io != PV_IO_OK) {
+        pam_syslog(s->pamh, LOG_ERR, "cannot reach pinvaultd at %s: %s", s->options.socket_path, io_reason(io));
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+    return check_server(s);
+}
+
+/* Whether the hosts file gives `rhost` to this machine; a file that cannot be read gives it nothing. */
+static bool hosts_file_names_this_machine(struct sign_in *s, const char *rhost, const char *hostname)
+{
+    int fd = open(HOSTS_PATH, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        if (s->options.debug)
+            pam_syslog(s->pamh, LOG_DEBUG, "cannot read %s: %m", HOSTS_PATH);
+        return false;
+    }
+    char *text = malloc(HOSTS_MAX_BYTES);
+    size_t length = 0;
+    bool complete = false;
+    while (text != NULL && length < HOSTS_MAX_BYTES) {
+        ssize_t got = read(fd, text + length, HOSTS_MAX_BYTES - length);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            complete = got == 0;
+            break;
+        }
+        length += (size_t)got;
+    }
+    (void)close(fd); /* opened for reading: nothing to lose */
+    bool named = false;
+    if (text != NULL && (complete || length == HOSTS_MAX_BYTES)) {
+        if (!complete) {
+            /* Longer than read: its lines up to the last whole one. */
+            char *newline = memrchr(text, '\n', length);
+            length = newline != NULL ? (size_t)(newline - text) : 0;
+        }
+        named = pv_hosts_names_this_machine(text, length, hostname, rhost);
+    } else if (s->options.debug) {
+        pam_syslog(s->pamh, LOG_DEBUG, "cannot read %s", HOSTS_PATH);
+    }
+    free(text);
+    return named;
+}
+
+/*
+ * PAM_SUCCESS when the transaction is local (or `allow_remote`), else PAM_IGNORE:
+ * decided from PAM's items alone, before any prompt or connection (pv_locality.h).
+ */
+static int check_locality(struct sign_in *s)
+{
+    if (s->options.allow_remote)
+        return PAM_SUCCESS;
+    const void *rhost = NULL, *tty = NULL;
+    if (pam_get_item(s->pamh, PAM_RHOST, &rhost) != PAM_SUCCESS || pam_get_item(s->pamh, PAM_TTY, &tty) != PAM_SUCCESS) {
+        pam_syslog(s->pamh, LOG_ERR, "cannot read PAM_RHOST or PAM_TTY: taken as remote");
+        return PAM_IGNORE;
+    }
+    char hostname[HOST_NAME_MAX + 1];
+    if (gethostname(hostname, sizeof hostname) != 0)
+        hostname[0] = '\0'; /* unknown: it names nothing */
+    hostname[sizeof hostname - 1] = '\0';
+    enum pv_origin origin = pv_origin(rhost, tty, pam_getenv(s->pamh, "SSH_CONNECTION") != NULL, hostname);
+    if (origin == PV_ORIGIN_HOST_NAME)
+        origin = hosts_file_names_this_machine(s, rhost, hostname) ? PV_ORIGIN_LOCAL : PV_ORIGIN_REMOTE;
+    switch (origin) {
+    case PV_ORIGIN_LOCAL:
+        return PAM_SUCCESS;
+    case PV_ORIGIN_SSHD:
+        if (s->options.debug)
+            pam_syslog(s->pamh, LOG_DEBUG, "a sign-in through sshd is remote: ignored (allow_remote would take the PIN)");
+        return PAM_IGNORE;
+    case PV_ORIGIN_REMOTE:
+    case PV_ORIGIN_HOST_NAME:
+        break;
+    }
+    /* PAM_RHOST is the peer's to choose (sshd with UseDNS, say): not logged. */
+    if (s->options.debug)
+        pam_syslog(s->pamh, LOG_DEBUG, "PAM_RHOST names another host: ignored (allow_remote would take the PIN)");
+    return PAM_IGNORE;
 }
 
 /* An error the daemon answered, as a PAM result (with its message to the user). */
@@ -147,21 +246,22 @@ static int exchange(struct sign_in *s, const char *method, const void *frame, si
     return PAM_AUTHINFO_UNAVAIL;
 }
 
-/* List: the one credential of the user labelled `label`, usable now. */
+/* List: the user's login credential (pv_choice.h), usable now. */
 static int find_credential(struct sign_in *s, int64_t deadline)
 {
     char frame[2 * 1024];
     struct pv_buffer request = {.data = frame, .capacity = sizeof frame};
     const unsigned char *reply;
     size_t reply_length;
-    struct pv_list list;
+    struct pv_choice choice;
     struct pv_error error;
     if (pv_request_list(&request, s->user, s->as_admin, s->owner) != 0)
         return PAM_AUTHINFO_UNAVAIL; /* cannot happen: the user name is at most 256 bytes */
     int result = exchange(s, "List", request.data, request.length, deadline, &reply, &reply_length);
     if (result != PAM_SUCCESS)
         return result;
-    switch (pv_reply_list(reply, reply_length, s->user, s->owner, s->options.label, &list, &error)) {
+    pv_choice_init(&choice, s->options.label);
+    switch (pv_reply_list(reply, reply_length, s->user, s->owner, pv_choice_consider, &choice, &error)) {
     case PV_REPLY_OK:
         break;
     case PV_REPLY_ERROR:
@@ -171,14 +271,17 @@ static int find_credential(struct sign_in *s, int64_t deadline)
         return PAM_AUTHINFO_UNAVAIL;
     }
     if (s->options.debug)
-        pam_syslog(s->pamh, LOG_DEBUG, "List: %u credential(s) of %s labelled %s", list.matches, s->user, s->options.label);
-    if (list.matches == 0)
+        pam_syslog(s->pamh, LOG_DEBUG, "List: %u login and %u legacy credential(s) of %s fit", choice.logins,
+                   choice.legacies, s->user);
+    unsigned fitting;
+    const struct pv_credential *chosen = pv_choice_result(&choice, &fitting);
+    if (chosen == NULL)
         return s->options.nouserok ? PAM_IGNORE : PAM_USER_UNKNOWN;
-    if (list.matches > 1) {
-        pam_syslog(s->pamh, LOG_ERR, "%u credentials of %s are labelled %s: keep one", list.matches, s->user, s->options.label);
+    if (fitting > 1) {
+        pam_syslog(s->pamh, LOG_ERR, "%u credentials of %s fit: label= picks one", fitting, s->user);
         return PAM_AUTHINFO_UNAVAIL;
     }
-    s->credential = list.credential;
+    s->credential = *chosen;
     /* What the daemon would refuse without checking a PIN is refused before asking for one. */
     switch (s->credential.state) {
     case PV_STATE_BLOCKED: {
@@ -269,6 +372,12 @@ static int authenticate(struct sign_in *s, const unsigned char *pin, size_t pin_
     if (challenge_length == 0)
         return PAM_SERVICE_ERR; /* cannot happen: service and user were bounded before */
 
+    /* A connection of its own, made now that the PIN is typed (the daemon closes idle ones). */
+    int64_t deadline = pv_deadline((int64_t)s->options.timeout_seconds * 1000);
+    int connected = connect_to_daemon(s, deadline);
+    if (connected != PAM_SUCCESS)
+        return connected;
+
     size_t capacity = pv_request_authenticate_size(s->user, pin, pin_length, challenge_length);
     char *locked = sodium_malloc(capacity);
     if (locked == NULL) {
@@ -278,7 +387,6 @@ static int authenticate(struct sign_in *s, const unsigned char *pin, size_t pin_
     struct pv_buffer request = {.data = locked, .capacity = capacity};
     int built = pv_request_authenticate(&request, s->user, s->credential.key_id, pin, pin_length,
                                         challenge, challenge_length, s->as_admin, s->owner);
-    int64_t deadline = pv_deadline((int64_t)s->options.timeout_seconds * 1000);
     enum pv_io io = built == 0 ? pv_send(&s->connection, request.data, request.length, deadline) : PV_IO_ERROR;
     sodium_memzero(locked, capacity);
     sodium_free(locked);
@@ -407,26 +515,27 @@ static int sign_in(struct sign_in *s, int argc, const char **argv)
         pam_syslog(s->pamh, LOG_ERR, "unknown or malformed option: %s", bad);
         return PAM_SERVICE_ERR;
     }
+    int result = check_locality(s);
+    if (result != PAM_SUCCESS)
+        return result;
     if (sodium_init() < 0) {
         pam_syslog(s->pamh, LOG_ERR, "libsodium failed to initialize");
         return PAM_AUTHINFO_UNAVAIL;
     }
-    int result = read_user(s);
+    result = read_user(s);
     if (result == PAM_SUCCESS)
         result = choose_owner(s);
     if (result != PAM_SUCCESS)
         return result;
 
+    /* Connecting and List are bounded by the shorter of `timeout` and PV_LIST_TIMEOUT_SECONDS. */
     int list_seconds = s->options.timeout_seconds < PV_LIST_TIMEOUT_SECONDS ? s->options.timeout_seconds : PV_LIST_TIMEOUT_SECONDS;
     int64_t deadline = pv_deadline((int64_t)list_seconds * 1000);
-    enum pv_io io = pv_connect(&s->connection, s->options.socket_path, deadline);
-    if (io != PV_IO_OK) {
-        pam_syslog(s->pamh, LOG_ERR, "cannot reach pinvaultd at %s: %s", s->options.socket_path, io_reason(io));
-        return PAM_AUTHINFO_UNAVAIL;
-    }
-    result = check_server(s);
+    result = connect_to_daemon(s, deadline);
     if (result == PAM_SUCCESS)
         result = find_credential(s, deadline);
+    /* No connection is held while the user types: Authenticate makes its own. */
+    pv_close(&s->connection);
     if (result == PAM_SUCCESS)
         result = check_pin(s);
     return result;

@@ -58,7 +58,6 @@ int pv_options_parse(struct pv_options *options, int argc, const char **argv, co
 {
     *options = (struct pv_options){
         .socket_path = PV_DEFAULT_SOCKET,
-        .label = PV_DEFAULT_LABEL,
         .server_user = PV_DEFAULT_SERVER_USER,
         .timeout_seconds = PV_DEFAULT_TIMEOUT_SECONDS,
     };
@@ -67,6 +66,8 @@ int pv_options_parse(struct pv_options *options, int argc, const char **argv, co
         bool ok;
         if (argument == NULL) {
             ok = false;
+        } else if (strcmp(argument, "allow_remote") == 0) {
+            ok = options->allow_remote = true;
         } else if (strcmp(argument, "nouserok") == 0) {
             ok = options->nouserok = true;
         } else if (strcmp(argument, "try_first_pass") == 0) {

@@ -5,7 +5,6 @@
 #include <stdbool.h>
 
 #define PV_DEFAULT_SOCKET "/run/pinvault/io.pinvault.Vault"
-#define PV_DEFAULT_LABEL "login"
 #define PV_DEFAULT_SERVER_USER "pinvault"
 #define PV_DEFAULT_TIMEOUT_SECONDS 10
 #define PV_MAX_TIMEOUT_SECONDS 120
@@ -14,9 +13,10 @@
 
 struct pv_options {
     const char *socket_path;  /* socket=PATH: absolute, shorter than sun_path */
-    const char *label;        /* label=LABEL: 1-256 bytes, no control character */
+    const char *label;        /* label=LABEL: 1-256 bytes, no control character; NULL when not given */
     const char *server_user;  /* server_user=NAME: besides root, who may serve the socket */
     int timeout_seconds;      /* timeout=SECONDS: 1-120, the wait for Authenticate */
+    bool allow_remote;        /* use the PIN for remote transactions too (pv_locality.h) */
     bool nouserok;
     bool try_first_pass;
     bool use_first_pass;

@@ -221,12 +221,30 @@ static enum pv_reply_status open_reply(const unsigned char *frame, size_t length
 
 enum {
     SEEN_USER = 1 << 0, SEEN_KEY_ID = 1 << 1, SEEN_LABEL = 1 << 2, SEEN_PUBLIC_KEY = 1 << 3,
-    SEEN_OWNER = 1 << 4, SEEN_STATE = 1 << 5, SEEN_LOCKED_UNTIL = 1 << 6,
+    SEEN_OWNER = 1 << 4, SEEN_STATE = 1 << 5, SEEN_LOCKED_UNTIL = 1 << 6, SEEN_PURPOSE = 1 << 7,
 };
 
-/* One Credential object; `*labelled` tells whether its label is `label`. */
-static int read_credential(struct pv_json *json, const char *user, uid_t owner, const char *label,
-                           struct pv_credential *credential, bool *labelled)
+static const struct {
+    const char *name;
+    enum pv_purpose purpose;
+} purposes[] = {
+    {"authenticate", PV_PURPOSE_AUTHENTICATE},
+    {"ssh", PV_PURPOSE_SSH},
+    {"login", PV_PURPOSE_LOGIN},
+    {"legacy", PV_PURPOSE_LEGACY},
+};
+
+/* A purpose's name as the interface spells it; one it does not know is PV_PURPOSE_OTHER. */
+static enum pv_purpose purpose_named(const char *name)
+{
+    for (size_t i = 0; i < sizeof purposes / sizeof purposes[0]; i++)
+        if (key_is(name, purposes[i].name))
+            return purposes[i].purpose;
+    return PV_PURPOSE_OTHER;
+}
+
+/* One Credential object. */
+static int read_credential(struct pv_json *json, const char *user, uid_t owner, struct pv_credential *credential)
 {
     bool first = true, more;
     char key[KEY_CAPACITY];
@@ -235,7 +253,7 @@ static int read_credential(struct pv_json *json, const char *user, uid_t owner, 
     char text[PV_LABEL_MAX_BYTES + 1];
     memset(credential, 0, sizeof *credential);
     credential->locked_until = -1;
-    *labelled = false;
+    credential->purpose = PV_PURPOSE_LEGACY;
     if (pv_json_enter(json, '{') != 0)
         return -1;
     for (;;) {
@@ -254,10 +272,14 @@ static int read_credential(struct pv_json *json, const char *user, uid_t owner, 
             if (once(&seen, SEEN_LABEL) != 0)
                 return -1;
             if (!pv_json_null(json)) {
-                if (pv_json_string(json, text, PV_LABEL_MAX_BYTES + 1, &length) != 0)
+                if (pv_json_string(json, credential->label, sizeof credential->label, &length) != 0)
                     return -1;
-                *labelled = strcmp(text, label) == 0;
+                credential->has_label = true;
             }
+        } else if (key_is(key, "purpose")) {
+            if (once(&seen, SEEN_PURPOSE) != 0 || pv_json_string(json, text, sizeof text, &length) != 0)
+                return -1;
+            credential->purpose = purpose_named(text);
         } else if (key_is(key, "publicKey")) {
             if (once(&seen, SEEN_PUBLIC_KEY) != 0 || read_base64(json, credential->public_key, PV_PUBLIC_KEY_BYTES) != 0)
                 return -1;
@@ -289,12 +311,10 @@ static int read_credential(struct pv_json *json, const char *user, uid_t owner, 
     return pv_key_id_matches(credential->key_id, credential->public_key) ? 0 : -1;
 }
 
-enum pv_reply_status pv_reply_list(const unsigned char *frame, size_t length,
-                                   const char *user, uid_t owner, const char *label,
-                                   struct pv_list *list, struct pv_error *error)
+enum pv_reply_status pv_reply_list(const unsigned char *frame, size_t length, const char *user, uid_t owner,
+                                   pv_credential_visitor *visit, void *context, struct pv_error *error)
 {
     struct envelope envelope;
-    memset(list, 0, sizeof *list);
     enum pv_reply_status status = open_reply(frame, length, &envelope, error);
     if (status != PV_REPLY_OK)
         return status;
@@ -318,15 +338,13 @@ enum pv_reply_status pv_reply_list(const unsigned char *frame, size_t length,
         bool first_element = true, more_elements;
         for (;;) {
             struct pv_credential credential;
-            bool labelled;
             if (pv_json_element(json, &first_element, &more_elements) != 0)
                 return PV_REPLY_MALFORMED;
             if (!more_elements)
                 break;
-            if (read_credential(json, user, owner, label, &credential, &labelled) != 0)
+            if (read_credential(json, user, owner, &credential) != 0)
                 return PV_REPLY_MALFORMED;
-            if (labelled && list->matches++ == 0)
-                list->credential = credential;
+            visit(context, &credential);
         }
     }
     return found ? PV_REPLY_OK : PV_REPLY_MALFORMED;

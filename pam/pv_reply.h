@@ -6,6 +6,7 @@
  * a key twice, a credential of another user or uid than asked for, "continues" -
  * is PV_REPLY_MALFORMED, and the caller treats the daemon as failing. Unknown
  * fields are skipped (the interface may grow), after being checked as JSON.
+ * Which listed credential to use is the caller's choice (pv_credential_visitor).
  */
 #ifndef PV_REPLY_H
 #define PV_REPLY_H
@@ -49,6 +50,15 @@ struct pv_error {
     char name[PV_ERROR_NAME_MAX];
 };
 
+/* What a credential's key is for (Credential.purpose; SECURITY.md, "Signature domains"). */
+enum pv_purpose {
+    PV_PURPOSE_AUTHENTICATE,
+    PV_PURPOSE_SSH,
+    PV_PURPOSE_LOGIN,
+    PV_PURPOSE_LEGACY, /* made before purposes existed, or listed by a daemon that names none */
+    PV_PURPOSE_OTHER,  /* a purpose this reader does not know */
+};
+
 enum pv_state {
     PV_STATE_ACTIVE,
     PV_STATE_THROTTLED,
@@ -60,16 +70,22 @@ enum pv_state {
 struct pv_credential {
     char key_id[PV_KEY_ID_HEX + 1];
     unsigned char public_key[PV_PUBLIC_KEY_BYTES];
+    /* The label, when it is not null (no NUL inside: the reader refuses "\u0000"). */
+    bool has_label;
+    char label[PV_LABEL_MAX_BYTES + 1];
+    /* PV_PURPOSE_LEGACY when the reply has no "purpose" (a daemon before the third release). */
+    enum pv_purpose purpose;
     enum pv_state state;
     /* While throttled: Unix seconds of lockedUntil, or -1 when absent. */
     int64_t locked_until;
 };
 
-/* What List answered about the credentials labelled `label`. */
-struct pv_list {
-    unsigned matches;               /* credentials with that label */
-    struct pv_credential credential; /* the first of them */
-};
+/*
+ * Called with each credential of a List reply, in order (`credential` lives only
+ * for the call). What the caller gathers is to be used only when pv_reply_list
+ * answers PV_REPLY_OK: a reply may turn out malformed after some credentials.
+ */
+typedef void pv_credential_visitor(void *context, const struct pv_credential *credential);
 
 struct pv_proof {
     char key_id[PV_KEY_ID_HEX + 1];
@@ -81,13 +97,12 @@ struct pv_proof {
 };
 
 /*
- * List's reply, asked for `user`'s credentials owned by `owner`: counts those
- * labelled `label` and keeps the first. Every credential must be `user`'s and
- * `owner`'s, with a keyId that is the hash of its public key.
+ * List's reply, asked for `user`'s credentials owned by `owner`: hands each to
+ * `visit`. Every credential must be `user`'s and `owner`'s, with a keyId that is
+ * the hash of its public key.
  */
-enum pv_reply_status pv_reply_list(const unsigned char *frame, size_t length,
-                                   const char *user, uid_t owner, const char *label,
-                                   struct pv_list *list, struct pv_error *error);
+enum pv_reply_status pv_reply_list(const unsigned char *frame, size_t length, const char *user, uid_t owner,
+                                   pv_credential_visitor *visit, void *context, struct pv_error *error);
 
 enum pv_reply_status pv_reply_authenticate(const unsigned char *frame, size_t length,
                                            struct pv_proof *proof, struct pv_error *error);

@@ -1,11 +1,13 @@
 #!/bin/sh
 # check-units.sh — what `make check-units` and the deployment tests run on pinvaultd's
 # units: `systemd-analyze verify`, then `systemd-analyze security --offline=yes`,
-# failing when the overall exposure of pinvaultd.service is above MAX_EXPOSURE (1.0).
+# failing when the overall exposure of pinvaultd.service is above MAX_EXPOSURE (1.0);
+# and `systemd-analyze verify` of the per-user agent's units when USER_UNIT_DIR is given.
 #
-#   scripts/check-units.sh UNIT_DIR [ROOT]
+#   scripts/check-units.sh UNIT_DIR [ROOT [USER_UNIT_DIR]]
 #
-# UNIT_DIR holds pinvaultd.service and pinvaultd.socket. ExecStart='s binary is looked
+# UNIT_DIR holds pinvaultd.service and pinvaultd.socket, USER_UNIT_DIR
+# pinvault-agent.service and pinvault-agent.socket. Each ExecStart='s binary is looked
 # for under ROOT (a DESTDIR; default /). When it is not there (the repository's units,
 # nothing installed), an executable stand-in takes its place, since verify only checks
 # that the command is executable. Exits 77 when systemd-analyze is absent.
@@ -13,6 +15,7 @@ set -eu
 
 units=${1:?usage: check-units.sh UNIT_DIR [ROOT]}
 root=${2:-}
+user_units=${3:-}
 max=${MAX_EXPOSURE:-1.0}
 
 if ! command -v systemd-analyze >/dev/null 2>&1; then
@@ -23,26 +26,41 @@ fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-binary=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$units/pinvaultd.service")
-if [ -x "$root$binary" ]; then
-	executable="$root$binary"
-else
-	executable="$scratch/pinvaultd"
-	printf '#!/bin/sh\nexit 0\n' >"$executable"
-	chmod 755 "$executable"
-	echo "check-units: $root$binary absent; verifying with a stand-in executable"
-fi
-sed "s|^ExecStart=$binary|ExecStart=$executable|" "$units/pinvaultd.service" >"$scratch/pinvaultd.service"
-cp "$units/pinvaultd.socket" "$scratch/pinvaultd.socket"
+# The unit $2 of directory $1, into the scratch directory, its ExecStart= pointing at
+# the installed binary or at a stand-in.
+stage() {
+	binary=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$1/$2")
+	if [ -x "$root$binary" ]; then
+		executable="$root$binary"
+	else
+		executable="$scratch/$(basename "$binary")"
+		printf '#!/bin/sh\nexit 0\n' >"$executable"
+		chmod 755 "$executable"
+		echo "check-units: $root$binary absent; verifying $2 with a stand-in executable"
+	fi
+	sed "s|^ExecStart=$binary|ExecStart=$executable|" "$1/$2" >"$scratch/$2"
+}
 
 # verify prints problems on stderr and may still exit 0 for some: both count.
-if ! systemd-analyze verify --man=no "$scratch/pinvaultd.service" "$scratch/pinvaultd.socket" 2>"$scratch/verify.log" \
-	|| [ -s "$scratch/verify.log" ]; then
-	cat "$scratch/verify.log" >&2
-	echo "check-units: systemd-analyze verify failed" >&2
-	exit 1
-fi
+verify() {
+	if ! systemd-analyze verify --man=no "$@" 2>"$scratch/verify.log" || [ -s "$scratch/verify.log" ]; then
+		cat "$scratch/verify.log" >&2
+		echo "check-units: systemd-analyze verify failed" >&2
+		exit 1
+	fi
+}
+
+stage "$units" pinvaultd.service
+cp "$units/pinvaultd.socket" "$scratch/pinvaultd.socket"
+verify "$scratch/pinvaultd.service" "$scratch/pinvaultd.socket"
 echo "check-units: systemd-analyze verify: ok"
+
+if [ -n "$user_units" ]; then
+	stage "$user_units" pinvault-agent.service
+	cp "$user_units/pinvault-agent.socket" "$scratch/pinvault-agent.socket"
+	verify "$scratch/pinvault-agent.service" "$scratch/pinvault-agent.socket"
+	echo "check-units: systemd-analyze verify (user units): ok"
+fi
 
 systemd-analyze security --offline=yes --threshold=10 "$scratch/pinvaultd.service" >"$scratch/security.log" 2>&1 || {
 	cat "$scratch/security.log" >&2

@@ -28,8 +28,14 @@ struct BenchmarkRun {
         progress("cheap round trips (PinVault GetPolicy, ssh-agent REQUEST_IDENTITIES)")
         let agent = try SSHAgentInstance()
         try RoundTripBenchmark.run(daemon: daemon, agent: agent, cores: machine.cores, parameters: parameters, report: report)
-        progress("signing with an unlocked key (PinVault's agent and Varlink Sign, ssh-agent SIGN_REQUEST)")
-        try SessionSignBenchmark.run(daemon: daemon, agent: agent, cores: machine.cores, parameters: parameters, report: report)
+        progress("signing with an unlocked key (PinVault's agents and Varlink Sign, ssh-agent SIGN_REQUEST)")
+        let userAgent = try UserAgentInstance(
+            pinvault: URL(fileURLWithPath: daemonPath).deletingLastPathComponent().appendingPathComponent("pinvault").path,
+            daemonSocket: daemon.socketPath
+        )
+        try SessionSignBenchmark.run(
+            daemon: daemon, agent: agent, userAgent: userAgent, cores: machine.cores, parameters: parameters, report: report
+        )
 
         let clientCount = 2 * machine.cores
         progress("registering \(clientCount) credentials at production cost")

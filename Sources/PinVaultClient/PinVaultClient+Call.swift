@@ -28,6 +28,25 @@ extension PinVaultClient {
         }
     }
 
+    /// `call`'s way for a caller on an event loop: the result goes to `completion`, on
+    /// the connection's queue, with no hop through Swift concurrency.
+    func call<T: Sendable>(
+        _ method: VaultMethod,
+        _ parameters: (inout JSONObjectWriter) -> Void,
+        decode: @escaping @Sendable (ParameterDecoder) throws(ParameterError) -> T,
+        completion: @escaping @Sendable (Result<T, PinVaultError>) -> Void
+    ) {
+        let frame = ReplyBuffer(capacity: 1024)
+        VarlinkCall.append(method: method.qualifiedName, to: frame, parameters)
+        connection.exchange(frame, decode: { reply throws(PinVaultError) in
+            do throws(ParameterError) {
+                return try decode(reply)
+            } catch {
+                throw .protocolError("the reply's \"\(error.parameter)\" is \(Self.describe(error.reason))")
+            }
+        }, completion: completion)
+    }
+
     /// Sends `CommitUnregister` or `AbortUnregister`, writing the token straight from
     /// its secret memory.
     func finishUnregistration(_ method: VaultMethod, keyId: String, token: UnregistrationToken) async throws(PinVaultError) {

@@ -71,17 +71,43 @@ extension PinVaultClient {
     public func agentSign(
         keyId: String, data: [UInt8], forwarded: Bool = false, confirmed: Bool = false
     ) async throws(PinVaultError) -> [UInt8] {
+        try Self.checkAgentSign(keyId: keyId, data: data)
+        return try await call(.agentSign, Self.agentSignParameters(keyId, data, forwarded, confirmed), decode: Self.signature)
+    }
+
+    /// `agentSign` for an agent's event loop, which must not wait: the signature or the
+    /// error goes to `completion`, on the connection's queue.
+    public func agentSign(
+        keyId: String, data: [UInt8], forwarded: Bool = false, confirmed: Bool = false,
+        completion: @escaping @Sendable (Result<[UInt8], PinVaultError>) -> Void
+    ) {
+        do throws(PinVaultError) {
+            try Self.checkAgentSign(keyId: keyId, data: data)
+        } catch {
+            return completion(.failure(error))
+        }
+        call(.agentSign, Self.agentSignParameters(keyId, data, forwarded, confirmed), decode: Self.signature, completion: completion)
+    }
+
+    private static func checkAgentSign(keyId: String, data: [UInt8]) throws(PinVaultError) {
         try ClientLimits.checkKeyId(keyId)
         guard ProtocolLimits.agentDataBytes.contains(data.count) else { throw .invalidParameter("challenge") }
-        return try await call(.agentSign) { parameters in
+    }
+
+    private static func agentSignParameters(
+        _ keyId: String, _ data: [UInt8], _ forwarded: Bool, _ confirmed: Bool
+    ) -> (inout JSONObjectWriter) -> Void {
+        { parameters in
             parameters.field("keyId", keyId)
             parameters.field("challenge", Base64.encodedString(data))
             if forwarded { parameters.field("forwarded", true) }
             if confirmed { parameters.field("confirmed", true) }
-        } decode: { reply throws(ParameterError) in
-            let bytes = ProtocolLimits.signatureBytes...ProtocolLimits.signatureBytes
-            return try reply.base64("signature", required: true, decodedBytes: bytes) ?? []
         }
+    }
+
+    @Sendable private static func signature(_ reply: ParameterDecoder) throws(ParameterError) -> [UInt8] {
+        let bytes = ProtocolLimits.signatureBytes...ProtocolLimits.signatureBytes
+        return try reply.base64("signature", required: true, decodedBytes: bytes) ?? []
     }
 
     /// Attaches an OpenSSH user certificate (its blob) of the key of the caller's `ssh`

@@ -67,6 +67,17 @@ final class VarlinkConnection: @unchecked Sendable {
         return try result.get()
     }
 
+    /// The same exchange for a caller on an event loop, which must not wait: `completion`
+    /// gets the result on the connection's queue. Not cancellable; the timeout bounds it.
+    func exchange<T: Sendable>(
+        _ frame: ReplyBuffer,
+        decode: @escaping @Sendable (ParameterDecoder) throws(PinVaultError) -> T,
+        completion: @escaping @Sendable (Result<T, PinVaultError>) -> Void
+    ) {
+        let cancellation = CallCancellation()
+        queue.async { completion(self.run(frame, cancellation: cancellation, decode: decode)) }
+    }
+
     /// Marks the call cancelled; shuts the socket down only when it is the call in
     /// flight. A queued call is skipped later; an answered one keeps its answer.
     private func cancel(_ call: CallCancellation) {

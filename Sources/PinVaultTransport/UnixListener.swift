@@ -172,7 +172,7 @@ public enum ListenerError: Error, CustomStringConvertible {
         switch self {
         case .invalidPath(let path, let reason): "socket path \(path): \(reason)"
         case .socketInUse(let path): "socket \(path) is in use by a running process"
-        case .lockHeld(let path, let lock): "socket \(path) is in use by another pinvaultd (it holds \(lock))"
+        case .lockHeld(let path, let lock): "socket \(path) is in use by another process serving it (it holds \(lock))"
         case .notAListeningUnixSocket(let fd): "inherited fd \(fd) is not a listening Unix stream socket"
         case .system(let error): error.description
         }

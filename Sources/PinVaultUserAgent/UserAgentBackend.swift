@@ -54,7 +54,27 @@ final class UserAgentBackend: SSHAgentBackend {
     }
 
     func sign(keyBlob: [UInt8], data: [UInt8], flags: UInt32, _ call: AgentCall, answer: @escaping @Sendable ([UInt8]?) -> Void) {
-        serve(call, answer: answer) { [self] in try await signature(keyBlob: keyBlob, data: data, call) }
+        let fullWay: @Sendable () -> Void = { [self] in serve(call, answer: answer) { [self] in try await signature(keyBlob: keyBlob, data: data, call) } }
+        // The common case in one call, on the client's queue, with no task: an unlocked
+        // key this agent asks nothing about (its key id is its public key's hash, so no
+        // List is needed). A key that needs a PIN or a yes, or a daemon that restarted,
+        // takes the full way; any other refusal is the answer.
+        guard configuration.confirm.isEmpty, call.peer.uid == owner || call.peer.uid == 0,
+              let publicKey = Self.publicKey(ofBlob: keyBlob), let keyId = try? KeyID(publicKey: publicKey),
+              let client = try? client(for: call.connection)
+        else { return fullWay() }
+        inFlight.add(1, ordering: .relaxed)
+        client.agentSign(keyId: keyId.hex, data: data, forwarded: call.state.isForwarded) { [self] result in
+            defer { inFlight.subtract(1, ordering: .relaxed) }
+            switch result {
+            case .success(let signature):
+                answer(signature)
+            case .failure(let error) where error.code == .notUnlocked || error.code == .confirmationRequired || Self.connectionGone(error):
+                fullWay()
+            case .failure:
+                answer(nil)
+            }
+        }
     }
 
     func remove(keyBlob: [UInt8]?, _ call: AgentCall, answer: @escaping @Sendable (Bool) -> Void) {

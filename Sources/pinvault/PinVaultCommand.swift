@@ -3,7 +3,6 @@ import Glibc
 import PinVaultTransport
 
 /// `pinvault`: the command line of PinVault.
-@main
 struct PinVaultCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pinvault",
@@ -38,31 +37,5 @@ struct PinVaultCommand: AsyncParsableCommand {
     /// The options every command takes, here so that they may also come before the
     /// command's name (`GlobalOptions`).
     @OptionGroup var global: GlobalOptions
-
-    /// Ignores SIGPIPE before anything is written: a reader that went away makes a
-    /// write fail with EPIPE, reported with status 1, instead of killing pinvault
-    /// silently (and, mid-command, after the daemon acted). Then parses and runs.
-    static func main() async {
-        signal(SIGPIPE, SIG_IGN)
-        var command: any ParsableCommand
-        do {
-            command = try parseAsRoot()
-        } catch {
-            exit(withError: error)
-        }
-        // The agent stops on SIGTERM/SIGINT through its event loop's signalfd: they must
-        // be blocked before any other thread starts, so that every thread inherits it.
-        if command is AgentCommand {
-            ShutdownSignals.blockInThisThread()
-        }
-        do {
-            if var asynchronous = command as? any AsyncParsableCommand {
-                try await asynchronous.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
-        }
-    }
 }
+

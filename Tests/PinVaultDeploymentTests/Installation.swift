@@ -18,6 +18,7 @@ final class Installation: Sendable {
     var cliPath: String { destination + "/usr/local/bin/pinvault" }
     var unitDirectory: String { destination + "/usr/local/lib/systemd/system" }
     var servicePath: String { unitDirectory + "/pinvaultd.service" }
+    var userUnitDirectory: String { destination + "/usr/local/lib/systemd/user" }
     var configPath: String { destination + "/etc/pinvault/pinvaultd.toml" }
     var sealScript: String { destination + "/usr/local/sbin/pinvault-seal-pepper" }
 

@@ -46,10 +46,11 @@ final class UnitSecurityTests: XCTestCase {
         let installation = try Installation.shared()
         let result = try Subprocess.run(
             TestDaemon.repositoryRoot + "/scripts/check-units.sh",
-            [installation.unitDirectory, installation.destination]
+            [installation.unitDirectory, installation.destination, installation.userUnitDirectory]
         )
         XCTAssertEqual(result.status, 0, result.description)
         XCTAssertTrue(result.standardOutput.contains("systemd-analyze verify: ok"), result.description)
+        XCTAssertTrue(result.standardOutput.contains("systemd-analyze verify (user units): ok"), result.description)
         XCTAssertFalse(result.standardOutput.contains("stand-in"), "verified without the installed binary: \(result)")
     }
 
@@ -61,6 +62,19 @@ final class UnitSecurityTests: XCTestCase {
         )
         XCTAssertEqual(result.status, 1, result.description)
         XCTAssertTrue(result.standardError.contains("is above 0.0"), result.description)
+    }
+
+    /// The per-user agent's units: installed for every user, enabled for none, pointing
+    /// at the installed `pinvault`.
+    func testInstalledUserUnits_runTheInstalledAgent() throws {
+        let installation = try Installation.shared()
+        let service = try String(contentsOfFile: installation.userUnitDirectory + "/pinvault-agent.service", encoding: .utf8)
+        XCTAssertTrue(service.contains("\nExecStart=/usr/local/bin/pinvault agent\n"), service)
+        let socket = try String(contentsOfFile: installation.userUnitDirectory + "/pinvault-agent.socket", encoding: .utf8)
+        XCTAssertTrue(socket.contains("\nListenStream=%t/pinvault/agent.sock\n"), socket)
+        XCTAssertTrue(socket.contains("\nSocketMode=0600\n"), socket)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: installation.destination + "/etc/systemd/user/sockets.target.wants"),
+                       "make install enabled the agent for every user")
     }
 
     func testInstalledService_pointsAtTheInstalledBinaryAndConfiguration() throws {

@@ -92,7 +92,7 @@ final class PepperCheckTests: DaemonTestCase {
     func testAStoreFromBeforeTheCheck_recordsTheCheckValueOnce_thenRefusesAnotherPepper() throws {
         try registerAndStop()
         // What a store written before the check looks like: schema version 1, no metadata,
-        // no purposes, and its records in format 1.
+        // no purposes, no certificates, and its records in format 1.
         _ = try LegacyCredentials.add(to: daemon, user: "legacy", label: nil, pin: pin)
         let database = daemon.stateDirectory + "/vault.sqlite"
         let downgrade = try Subprocess.run("/usr/bin/python3", ["-c", """
@@ -103,6 +103,8 @@ final class PepperCheckTests: DaemonTestCase {
             db.execute("DROP INDEX credentials_legacy")
             db.execute("ALTER TABLE credentials DROP COLUMN purpose")
             db.execute("DROP TABLE IF EXISTS vault_metadata")
+            db.execute("DROP TRIGGER credentials_take_their_certificates")
+            db.execute("DROP TABLE ssh_certificates")
             db.execute("PRAGMA user_version = 1")
             db.commit()
             """, database])

@@ -2,8 +2,9 @@ import Foundation
 import Glibc
 import PinVaultTestKit
 
-/// A throw-away local account (`useradd`, no home, no password, nologin shell),
-/// deleted with its group when released. Root only.
+/// A throw-away local account (`useradd`, no home, no password, nologin shell, unless
+/// `allowLogin` gives it a shell and a password), deleted with its group when
+/// released. Root only.
 final class LocalUser {
     let name: String
     let uid: UInt32
@@ -22,6 +23,15 @@ final class LocalUser {
 
     deinit {
         _ = try? Subprocess.run("/usr/sbin/userdel", [name])
+    }
+
+    /// Makes the account one that can log in: shell /bin/sh, and `password` as its Unix
+    /// password (through chpasswd's standard input, never an argument).
+    func allowLogin(password: String) throws {
+        let shell = try Subprocess.run("/usr/sbin/usermod", ["--shell", "/bin/sh", name])
+        guard shell.status == 0 else { throw TestKitError("usermod \(name) failed: \(shell)") }
+        let set = try Subprocess.run("/usr/sbin/chpasswd", [], input: Data("\(name):\(password)\n".utf8))
+        guard set.status == 0 else { throw TestKitError("chpasswd failed: \(set)") }
     }
 
     /// `command` run as this user (real and effective uid and gid, no supplementary groups).

@@ -63,11 +63,13 @@ class PAMTestCase: XCTestCase {
         try PAMServiceFile([moduleLine("required", options, socket: socket)])
     }
 
-    /// Registers a credential as the test user (a real peer of that uid), labelled `label`.
+    /// Registers a credential as the test user (a real peer of that uid), labelled
+    /// `label`, for `purpose` (the module's is `login`; nil leaves the daemon's default).
     @discardableResult
-    func registerAsUser(label: String? = "login", pin: String? = nil) throws -> [String: Any] {
+    func registerAsUser(label: String? = "login", pin: String? = nil, purpose: String? = "login") throws -> [String: Any] {
         var parameters: [String: Any] = ["user": user.name, "pin": pin ?? self.pin]
         if let label { parameters["label"] = label }
+        if let purpose { parameters["purpose"] = purpose }
         let session = try ForeignPeer(socketPath: daemon.socketPath, uid: user.uid, gid: user.gid)
             .session([(VarlinkClient.vault + ".Register", parameters)])
         guard let reply = session.replies.first, reply.error == nil, let credential = reply.object("credential") else {
@@ -79,6 +81,20 @@ class PAMTestCase: XCTestCase {
     /// The test user's credentials as root sees them (List with ownerUid).
     func usersCredentials() throws -> [[String: Any]] {
         try daemon.connect().list(ownerUid: Int(user.uid))
+    }
+
+    /// The daemon's counters now (GetStats, on a connection of its own, closed at once).
+    func daemonCounters() throws -> [String: Any] {
+        let client = try daemon.connect()
+        defer { client.close() }
+        guard let counters = try client.succeeding("GetStats").object("counters") else { throw TestKitError("no counters") }
+        return counters
+    }
+
+    /// Method calls the daemon answered so far, this one not included.
+    func daemonRequests() throws -> Int {
+        guard let requests = (try daemonCounters()["requests"] as? NSNumber)?.intValue else { throw TestKitError("no requests") }
+        return requests
     }
 
     /// What one `pamtester SERVICE USER authenticate` did.
@@ -94,9 +110,14 @@ class PAMTestCase: XCTestCase {
 
     /// Runs pamtester for `service` and `pamUser` (default: the test user), feeding `input`;
     /// `asUser` runs it as the test user (the screen-locker case) instead of root.
+    /// `items` are PAM items it sets first (`-I rhost=…`, `tty=…`), `environment`
+    /// variables of the PAM environment (`-E NAME=value`).
     func pamtester(_ service: PAMServiceFile, user pamUser: String? = nil, input: String = "", asUser: Bool = false,
-                   operation: String = "authenticate", timeout: TimeInterval = 30) throws -> Outcome {
-        let command = ["/usr/bin/pamtester", service.name, pamUser ?? user.name, operation]
+                   operation: String = "authenticate", items: [String: String] = [:], environment: [String: String] = [:],
+                   timeout: TimeInterval = 30) throws -> Outcome {
+        let options = items.sorted { $0.key < $1.key }.flatMap { ["-I", "\($0.key)=\($0.value)"] }
+            + environment.sorted { $0.key < $1.key }.flatMap { ["-E", "\($0.key)=\($0.value)"] }
+        let command = ["/usr/bin/pamtester"] + options + [service.name, pamUser ?? user.name, operation]
         let result = asUser
             ? try Subprocess.run("/usr/bin/setpriv", user.setpriv(command), input: Data(input.utf8), timeout: timeout)
             : try Subprocess.run(command[0], Array(command.dropFirst()), input: Data(input.utf8), timeout: timeout)

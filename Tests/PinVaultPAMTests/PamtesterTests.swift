@@ -83,7 +83,7 @@ final class PamtesterTests: PAMTestCase {
 
     func testNoCredential_isUserUnknown_orIgnoredWithNouserok() throws {
         try startDaemon()
-        try registerAsUser(label: "laptop")  // a credential, but not labelled login
+        try registerAsUser(label: "laptop")  // a login credential, but not labelled as label= asks below
         // `ignore` goes on to pam_permit; any other result ends the stack with it.
         func stack(_ options: [String]) throws -> PAMServiceFile {
             try PAMServiceFile([
@@ -91,15 +91,16 @@ final class PamtesterTests: PAMTestCase {
                 "auth required pam_permit.so",
             ])
         }
-        let unknown = try pamtester(try stack([]))
+        let unknown = try pamtester(try stack(["label=login"]))
         XCTAssertTrue(unknown.failed(with: PAMResult.userUnknown), unknown.description)
-        let ignored = try pamtester(try stack(["nouserok"]))
+        let ignored = try pamtester(try stack(["label=login", "nouserok"]))
         XCTAssertTrue(ignored.succeeded, "PAM_IGNORE lets pam_permit decide: \(ignored)")
         for outcome in [unknown, ignored] {
             XCTAssertEqual(outcome.prompts, 0, "no credential, no PIN prompt: \(outcome)")
         }
-        // label= picks the credential.
+        // label= picks the credential; without it, the user's one login credential is taken.
         XCTAssertTrue(try pamtester(try onlyModule(["label=laptop"]), input: pin + "\n").succeeded)
+        XCTAssertTrue(try pamtester(try onlyModule(), input: pin + "\n").succeeded)
     }
 
     func testUnknownAccount_isUserUnknown() throws {

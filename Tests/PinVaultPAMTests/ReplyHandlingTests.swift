@@ -24,14 +24,27 @@ final class ReplyHandlingTests: PAMTestCase {
         }
     }
 
-    /// A daemon that lists `key` as the test user's `login` credential and answers
+    /// A daemon that lists `key` as the test user's credential labelled `login` (with no
+    /// purpose, as a daemon before the third release lists it: legacy) and answers
     /// Authenticate with `answer(challenge)`, a reply's JSON text.
     private func scriptedDaemon(_ key: Key, answer: @escaping @Sendable (Data) throws -> ScriptedVarlinkServer.Action) throws -> ScriptedVarlinkServer {
-        let list = """
-            {"parameters":{"credentials":[{"user":"\(user.name)","keyId":"\(key.keyId)","label":"login",\
-            "publicKey":"\(key.publicKey)","ownerUid":\(user.uid),"createdAt":"2026-01-01T00:00:00Z","lastUsedAt":null,\
-            "failedAttempts":0,"remainingAttempts":10,"state":"active","lockedUntil":null,"unregistrationExpiresAt":null}]}}
-            """
+        try scriptedDaemon(listing: [(key, "login", nil)], answer: answer)
+    }
+
+    /// A daemon that lists `credentials` (key, label, purpose: nil sends none) for the test user.
+    private func scriptedDaemon(
+        listing credentials: [(key: Key, label: String, purpose: String?)],
+        answer: @escaping @Sendable (Data) throws -> ScriptedVarlinkServer.Action
+    ) throws -> ScriptedVarlinkServer {
+        let objects = credentials.map { credential in
+            let purpose = credential.purpose.map { #""purpose":"\#($0)","# } ?? ""
+            return """
+                {"user":"\(user.name)","keyId":"\(credential.key.keyId)","label":"\(credential.label)",\(purpose)\
+                "publicKey":"\(credential.key.publicKey)","ownerUid":\(user.uid),"createdAt":"2026-01-01T00:00:00Z","lastUsedAt":null,\
+                "failedAttempts":0,"remainingAttempts":10,"state":"active","lockedUntil":null,"unregistrationExpiresAt":null}
+                """
+        }
+        let list = #"{"parameters":{"credentials":["# + objects.joined(separator: ",") + "]}}"
         return try ScriptedVarlinkServer { frame in
             guard let call = try? JSONSerialization.jsonObject(with: Data(frame)) as? [String: Any],
                   let method = call["method"] as? String else { return .close }
@@ -47,6 +60,38 @@ final class ReplyHandlingTests: PAMTestCase {
             {"parameters":{"keyId":"\(key.keyId)","publicKey":"\(key.publicKey)","signature":"\(try key.sign(message))",\
             "pinPolicyOutdated":false\(extra)}}
             """)
+    }
+
+    /// Which listed credential the module signs in with: login first, then a legacy one
+    /// labelled login (or one a daemon before the third release lists without purpose);
+    /// never authenticate or ssh. The keyId of the Authenticate call says which was used.
+    func testTheCredentialUsed_isTheLoginOne_elseALegacyOneLabelledLogin() throws {
+        let login = try Key(), legacy = try Key(), authenticate = try Key(), ssh = try Key()
+        let cases: [(listing: [(key: Key, label: String, purpose: String?)], used: Key?)] = [
+            ([(authenticate, "login", "authenticate"), (legacy, "login", "legacy"), (login, "laptop", "login")], login),
+            ([(authenticate, "login", "authenticate"), (legacy, "login", "legacy")], legacy),
+            ([(ssh, "login", "ssh"), (legacy, "login", nil)], legacy),
+            ([(legacy, "work", "legacy")], nil),
+            ([(authenticate, "login", "authenticate"), (ssh, "login", "ssh")], nil),
+            ([(login, "login", "a-future-purpose")], nil),
+        ]
+        for (index, expected) in cases.enumerated() {
+            let server = try scriptedDaemon(listing: expected.listing) { challenge in
+                try Self.proof(expected.used ?? login, signing: challenge)
+            }
+            defer { server.stop() }
+            let outcome = try pamtester(try onlyModule(socket: server.socketPath), input: pin + "\n")
+            let calls = try server.received.map { try XCTUnwrap(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]) }
+            if let used = expected.used {
+                XCTAssertTrue(outcome.succeeded, "case \(index): \(outcome)")
+                XCTAssertEqual(calls.count, 2, "case \(index): List, then Authenticate")
+                XCTAssertEqual((calls.last?["parameters"] as? [String: Any])?["keyId"] as? String, used.keyId, "case \(index)")
+            } else {
+                XCTAssertTrue(outcome.failed(with: PAMResult.userUnknown), "case \(index): \(outcome)")
+                XCTAssertEqual(outcome.prompts, 0, "case \(index): \(outcome)")
+                XCTAssertEqual(calls.count, 1, "case \(index): only List")
+            }
+        }
     }
 
     func testFailedAttemptsCleared_isToldAfterTheSignIn() throws {

@@ -21,6 +21,9 @@ final class SecretHygieneTests: PAMTestCase {
             }
             let unreachable = try onlyModule(["debug"], socket: "/nonexistent/io.pinvault.Vault")
             outputs.append(try pamtester(unreachable, input: pin + "\n").output)
+            // PAM_RHOST is the peer's to choose: its value is not logged.
+            outputs.append(try pamtester(service, input: pin + "\n", items: ["rhost": "192.0.2.99"]).output)
+            outputs.append(try pamtester(service, input: pin + "\n", items: ["tty": "ssh"]).output)
         } catch {
             _ = capture.stop()
             throw error
@@ -28,10 +31,13 @@ final class SecretHygieneTests: PAMTestCase {
         messages = capture.stop().filter { $0.contains("pam_pinvault") }
         let text = messages.joined(separator: "\n")
         // The capture works: the module's own lines are there.
-        XCTAssertTrue(text.contains("List: 1 credential(s) of \(user.name) labelled login"), text)
+        XCTAssertTrue(text.contains("List: 1 login and 0 legacy credential(s) of \(user.name) fit"), text)
         XCTAssertTrue(text.contains("Authenticate: signature verified for \(user.name)"), text)
         XCTAssertTrue(text.contains("authentication failure: wrong PIN; user=\(user.name)"), text)
         XCTAssertTrue(text.contains("cannot reach pinvaultd at /nonexistent/io.pinvault.Vault"), text)
+        XCTAssertTrue(text.contains("PAM_RHOST names another host: ignored"), text)
+        XCTAssertTrue(text.contains("a sign-in through sshd is remote: ignored"), text)
+        XCTAssertFalse(text.contains("192.0.2.99"), text)
         for secret in [pin, wrongPin] {
             XCTAssertFalse(text.contains(secret), "a PIN in syslog:\n\(text)")
             XCTAssertFalse(daemon.log.contains(secret), "a PIN in the daemon's log")

@@ -21,6 +21,8 @@ final class OpenSSHFixture {
     let keyFile: String
     /// The file sshd reads the user's keys from, holding `keyLine` (`authorize` adds more).
     let authorizedKeys: String
+    /// sshd's TrustedUserCAKeys: empty, so no CA is trusted until a test writes one.
+    let trustedCAKeys: String
     let pin = "258046"
     let newPin = "370591"
 
@@ -36,7 +38,8 @@ final class OpenSSHFixture {
         }
     }
 
-    init(daemonOverrides: [String: [String: String]] = [:]) throws {
+    /// `serverSettings`: `sshd_config` keywords beside `AuthorizedKeysFile`.
+    init(daemonOverrides: [String: [String: String]] = [:], serverSettings: [String: String] = [:]) throws {
         stage = try TemporaryDirectory(mode: 0o755)
         user = try SSHTestUser(home: stage.path + "/home")
         pinvault = stage.path + "/pinvault"
@@ -59,8 +62,13 @@ final class OpenSSHFixture {
         try (keyLine + "\n").write(toFile: keyFile, atomically: true, encoding: .utf8)
         authorizedKeys = stage.path + "/authorized_keys"
         try (keyLine + "\n").write(toFile: authorizedKeys, atomically: true, encoding: .utf8)
-        for file in [keyFile, authorizedKeys] { chmod(file, 0o644) }
-        server = try SSHServer(directory: stage.path, user: user.name, authorizedKeys: authorizedKeys)
+        trustedCAKeys = stage.path + "/trusted_user_ca_keys"
+        try "".write(toFile: trustedCAKeys, atomically: true, encoding: .utf8)
+        for file in [keyFile, authorizedKeys, trustedCAKeys] { chmod(file, 0o644) }
+        server = try SSHServer(
+            directory: stage.path, allowUsers: user.name,
+            settings: ["AuthorizedKeysFile": authorizedKeys, "TrustedUserCAKeys": trustedCAKeys].merging(serverSettings) { $1 }
+        )
     }
 
     static func environment(_ daemon: TestDaemon) -> [String: String] {
@@ -102,13 +110,20 @@ final class OpenSSHFixture {
     /// `ssh -o BatchMode=yes` to the test's sshd as the user, running `command`: no
     /// configuration file, no known hosts, no password or keyboard prompts, keys from
     /// the agent only.
-    func ssh(_ command: String, agent: String? = nil) throws -> RunResult {
-        try user.run([
+    func ssh(_ command: String, agent: String? = nil, options: [String] = []) throws -> RunResult {
+        try user.run(
+            sshCommand(command, options: options),
+            environment: environment.merging(agent.map { ["SSH_AUTH_SOCK": $0] } ?? [:]) { $1 }
+        )
+    }
+
+    /// The argv of that `ssh`, with `options` before the destination.
+    func sshCommand(_ command: String, options: [String] = []) -> [String] {
+        [
             "/usr/bin/ssh", "-F", "/dev/null", "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
             "-o", "UserKnownHostsFile=/dev/null", "-o", "GlobalKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
             "-o", "ConnectTimeout=10", "-o", "PasswordAuthentication=no", "-o", "KbdInteractiveAuthentication=no",
-            "-p", "\(server.port)", "\(user.name)@127.0.0.1", command,
-        ], environment: environment.merging(agent.map { ["SSH_AUTH_SOCK": $0] } ?? [:]) { $1 })
+        ] + options + ["-p", "\(server.port)", "\(user.name)@127.0.0.1", command]
     }
 
     /// `ssh-keygen -Y sign` of a file in the user's home (the agent signs), then
@@ -134,6 +149,30 @@ final class OpenSSHFixture {
             environment: ["PATH": "/usr/bin:/bin"], input: text
         )
         return (signed, verified)
+    }
+
+    /// `git commit -S` (gpg.format ssh, the key's line as user.signingkey) in a fresh
+    /// repository of the user, through `agent`, then `git verify-commit` against an
+    /// allowed signers file; the verification when the commit was made.
+    func gitCommitSigned(agent: String? = nil) throws -> (committed: RunResult, verified: RunResult?) {
+        let repository = user.home + "/repository-\(UInt32.random(in: 0...UInt32.max))"
+        let environment = environment.merging(agent.map { ["SSH_AUTH_SOCK": $0] } ?? [:]) { $1 }
+        let git = { (arguments: [String]) throws -> RunResult in
+            try self.user.run(["/usr/bin/git", "-C", repository] + arguments, environment: environment)
+        }
+        let allowed = stage.path + "/git_allowed_signers"
+        try "\(user.name)@example.org \(keyLine)\n".write(toFile: allowed, atomically: true, encoding: .utf8)
+        chmod(allowed, 0o644)
+        _ = try checked(user.run(["/usr/bin/git", "init", "-q", repository], environment: environment), "git init")
+        for (key, value) in [
+            ("user.name", "PinVault Test"), ("user.email", "\(user.name)@example.org"), ("gpg.format", "ssh"),
+            ("user.signingkey", keyFile), ("gpg.ssh.allowedSignersFile", allowed), ("commit.gpgsign", "true"),
+        ] {
+            _ = try checked(git(["config", key, value]), "git config \(key)")
+        }
+        let committed = try git(["commit", "-q", "--allow-empty", "-m", "signed by a PinVault ssh key"])
+        guard committed.status == 0 else { return (committed, nil) }
+        return (committed, try git(["verify-commit", "-v", "HEAD"]))
     }
 
     /// The SHA256 fingerprint `ssh-keygen -lf` gives for the key line.

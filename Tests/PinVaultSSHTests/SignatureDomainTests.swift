@@ -163,25 +163,10 @@ final class SignatureDomainTests: XCTestCase {
     func testAnSSHKey_logsIn_andSignsAGitCommit() throws {
         try fixture.unlock()
         try fixture.assertAllWorks()
-        let repository = fixture.user.home + "/repository"
-        let git = { (arguments: [String]) throws -> RunResult in
-            try self.fixture.user.run(["/usr/bin/git", "-C", repository] + arguments, environment: self.fixture.environment)
-        }
-        let allowed = fixture.stage.path + "/git_allowed_signers"
-        try "\(fixture.user.name)@example.org \(fixture.keyLine)\n".write(toFile: allowed, atomically: true, encoding: .utf8)
-        chmod(allowed, 0o644)
-        _ = try fixture.checked(fixture.user.run(["/usr/bin/git", "init", "-q", repository], environment: fixture.environment), "git init")
-        for (key, value) in [
-            ("user.name", "PinVault Test"), ("user.email", "\(fixture.user.name)@example.org"), ("gpg.format", "ssh"),
-            ("user.signingkey", fixture.keyFile), ("gpg.ssh.allowedSignersFile", allowed), ("commit.gpgsign", "true"),
-        ] {
-            _ = try fixture.checked(git(["config", key, value]), "git config \(key)")
-        }
-        let committed = try git(["commit", "-q", "--allow-empty", "-m", "signed by a PinVault ssh key"])
+        let (committed, verified) = try fixture.gitCommitSigned()
         XCTAssertEqual(committed.status, 0, "git commit -S: \(committed)")
-        let verified = try git(["verify-commit", "-v", "HEAD"])
-        XCTAssertEqual(verified.status, 0, "git verify-commit: \(verified)")
-        XCTAssertTrue(verified.standardError.contains("Good \"git\" signature"), "\(verified)")
+        XCTAssertEqual(verified?.status, 0, "git verify-commit: \(String(describing: verified))")
+        XCTAssertTrue(verified?.standardError.contains("Good \"git\" signature") == true, "\(String(describing: verified))")
     }
 
     /// The command line says so, with its own status: an ssh key for auth or sign, an

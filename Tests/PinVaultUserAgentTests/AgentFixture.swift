@@ -4,9 +4,8 @@ import PinVaultTestKit
 import XCTest
 
 /// A real pinvaultd, one `ssh` credential of the test's uid registered in it, and a real
-/// `pinvault agent` in front of it, whose prompt is a scripted `SSH_ASKPASS` (or a
-/// pinentry) that answers, in turn, the lines of `answers`: a PIN, `cancel`, `sleep N`
-/// (answering nothing), `yes` or `no`. Every question it was asked is in `prompts`.
+/// `pinvault agent` in front of it, whose prompt is a `ScriptedAskpass` (or a
+/// pinentry): `answer` gives its answers, `prompts` has every question it was asked.
 final class AgentFixture {
     let directory: TemporaryDirectory
     let daemon: TestDaemon
@@ -29,8 +28,7 @@ final class AgentFixture {
         let credential = try daemon.connect().register(user: "alice", pin: pin, label: "ssh", purpose: "ssh")
         keyId = try XCTUnwrap(credential["keyId"] as? String)
         publicKey = [UInt8](try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(credential["publicKey"] as? String))))
-        try Self.askpassScript.write(toFile: askpass, atomically: true, encoding: .utf8)
-        chmod(askpass, 0o755)
+        prompt = try ScriptedAskpass(directory: directory.path)
     }
 
     deinit {
@@ -38,38 +36,26 @@ final class AgentFixture {
         _ = try? daemon.stop()
     }
 
+    /// Stops the agent (SIGTERM) and the daemon; both must exit cleanly, status 0.
+    func stop(file: StaticString = #filePath, line: UInt = #line) {
+        if let agent, agent.isRunning {
+            XCTAssertEqual(agent.stop(timeout: 10), 0, "pinvault agent did not exit cleanly:\n\(log)", file: file, line: line)
+        }
+        if daemon.process != nil {
+            XCTAssertEqual(try daemon.stop(), 0, "pinvaultd did not exit cleanly:\n\(daemon.log)", file: file, line: line)
+        }
+    }
+
     // MARK: The prompt
 
-    var askpass: String { directory.path + "/askpass" }
+    let prompt: ScriptedAskpass
+    var askpass: String { prompt.path }
 
     /// Answers the scripted prompt gives, one per question, in order.
-    func answer(_ answers: [String]) throws {
-        try (answers.joined(separator: "\n") + "\n").write(toFile: directory.path + "/answers", atomically: true, encoding: .utf8)
-    }
+    func answer(_ answers: [String]) throws { try prompt.answer(answers) }
 
-    /// The questions asked so far, each as its program got it (askpass: its argument,
-    /// with `[confirm]` or `[none]` before a yes/no question or a notice).
-    var prompts: [String] {
-        let text = (try? String(contentsOfFile: directory.path + "/prompts", encoding: .utf8)) ?? ""
-        return text.components(separatedBy: "\u{1e}\n").filter { !$0.isEmpty }
-    }
-
-    /// An askpass that answers the `answers` file's lines in turn and records each
-    /// question; `sleep N` writes its pid to `sleeping` first, so a test can see it killed.
-    static let askpassScript = """
-        #!/bin/sh
-        dir=$(dirname "$0")
-        n=$(cat "$dir/count" 2>/dev/null || echo 0); n=$((n + 1)); echo "$n" > "$dir/count"
-        printf '[%s]%s\\036\\n' "${SSH_ASKPASS_PROMPT:-pin}" "$1" >> "$dir/prompts"
-        answer=$(sed -n "${n}p" "$dir/answers" 2>/dev/null)
-        case "$answer" in
-            cancel|no|"") exit 1 ;;
-            yes) exit 0 ;;
-            sleep*) echo $$ > "$dir/sleeping"; exec sleep ${answer#sleep } ;;
-            *) printf '%s\\n' "$answer" ;;
-        esac
-
-        """
+    /// The questions asked so far, each as its program got it.
+    var prompts: [String] { prompt.prompts }
 
     // MARK: The agent
 

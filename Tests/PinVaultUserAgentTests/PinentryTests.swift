@@ -15,6 +15,7 @@ final class PinentryTests: XCTestCase {
     }
 
     override func tearDown() {
+        fixture?.stop()
         fixture = nil
     }
 

@@ -16,6 +16,7 @@ final class UserAgentTests: XCTestCase {
     }
 
     override func tearDown() {
+        fixture?.stop()
         fixture = nil
     }
 
@@ -109,12 +110,9 @@ final class UserAgentTests: XCTestCase {
 
     /// The pid the scripted prompt wrote when it started to sleep.
     private func sleepingPrompt() throws -> pid_t {
-        let file = fixture.directory.path + "/sleeping"
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            if let text = try? String(contentsOfFile: file, encoding: .utf8), let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
-                return pid
-            }
+            if let pid = fixture.prompt.sleepingPid { return pid }
             usleep(20_000)
         }
         throw TestKitError("the prompt never started: \(fixture.log)")

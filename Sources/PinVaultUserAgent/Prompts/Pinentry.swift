@@ -97,9 +97,11 @@ final class AssuanSession {
         self.process = process
     }
 
+    /// Says BYE and lets the program leave on its own (as a pinentry does at once),
+    /// ending it only at the prompt's deadline or when the request is abandoned.
     func end() {
         try? process.write(Array("BYE\n".utf8))
-        process.finish()
+        _ = process.exitStatus()
     }
 
     /// Sends each command in turn, each answered OK.
