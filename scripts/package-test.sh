@@ -448,7 +448,8 @@ for suite in "${suites[@]}"; do
 	status=0
 	PACKAGE_TEST_SECONDS=$SECONDS unshare --mount --propagation private -- \
 		"$0" --inside "$root" "$package" "$upgrade" "$version" "$upgrade_version" "$upstream" "$suite" || status=$?
-	if grep -q " $root/" /proc/self/mounts; then fail "mounts left under $root; not removing it"; fi
+	# /proc/self/mounts writes a space in a path as \040 (a checkout may have spaces).
+	if grep -qF " ${root// /\\040}/" /proc/self/mounts; then fail "mounts left under $root; not removing it"; fi
 	rm -rf "$root"
 	[ "$status" = 0 ] || fail "in the Debian $suite root (exit $status)"
 	timings+=("$suite $((SECONDS - started))s")
