@@ -1,6 +1,7 @@
 # PinVault — build, run and test.
 #
-#   make run    build pinvaultd and pinvault, serve on ./run/io.pinvault.Vault (state in ./run/state)
+#   make run    build pinvaultd and pinvault, serve on ./run/io.pinvault.Vault and ./run/ssh-agent.sock
+#               (state in ./run/state)
 #   make test   install what is missing, then run every test (as root also make package-test)
 #   make pam    the PAM module .build-pam/pam_pinvault.so (C: libpam, libc, libsodium only)
 #   make pam-test      its unit tests, under AddressSanitizer and UBSan
@@ -95,13 +96,15 @@ RELEASE_DAEMON := $(CURDIR)/.build/release/pinvaultd
 release-daemon: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product pinvaultd
 
-# The daemon in the foreground on a socket and state directory under ./run; the
-# command line beside it is .build/release/pinvault.
+# The daemon in the foreground with both of its sockets (Varlink, ssh-agent) and its
+# state directory under ./run, so that it never takes the installed daemon's place in
+# /run/pinvault; the command line beside it is .build/release/pinvault.
 run: release
 	@mkdir -p "$(RUN_DIR)/state" && chmod 700 "$(RUN_DIR)" "$(RUN_DIR)/state"
 	"$(CURDIR)/.build/release/pinvaultd" \
 		--config "$(CURDIR)/config/pinvaultd.toml" \
 		--socket "$(RUN_DIR)/io.pinvault.Vault" \
+		--ssh-agent-socket "$(RUN_DIR)/ssh-agent.sock" \
 		--state-directory "$(RUN_DIR)/state"
 
 # The Python varlink package, for the test that proves any Varlink client works.
@@ -234,7 +237,7 @@ sanitize: test-deps venv release-daemon
 # Installation layout. Units and sysusers.d go under PREFIX, where systemd looks too
 # (/usr/local/lib/systemd/system); the configuration under SYSCONFDIR. The Debian
 # package sets Debian's directories (debian/rules: pinvaultd in /usr/sbin, units in
-# /lib/systemd/system).
+# /usr/lib/systemd/system: every file under /usr).
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 BINDIR       ?= $(PREFIX)/bin
@@ -254,10 +257,11 @@ CREDSTORE    ?= /etc/credstore.encrypted
 INSTALL_FROM ?=
 INSTALL_BIN   = $(if $(INSTALL_FROM),$(INSTALL_FROM),$(CURDIR)/.build/release)
 MANDIR       ?= $(PREFIX)/share/man
-# PAM looks for modules in its own directory, whatever PREFIX is: bookworm's
-# libpam-modules puts pam_unix.so in /lib/<multiarch>/security, and so do we.
+# PAM looks for modules in its own directory, whatever PREFIX is: /usr/lib/<multiarch>/
+# security, where trixie's libpam-modules puts pam_unix.so (Debian's /usr-move, DEP 17)
+# and which bookworm's merged /usr makes the same directory as its /lib/<multiarch>/security.
 MULTIARCH    := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || $(CC) -print-multiarch)
-PAMDIR       ?= /lib/$(MULTIARCH)/security
+PAMDIR       ?= /usr/lib/$(MULTIARCH)/security
 # pam-auth-update reads profiles from here only.
 PAMCONFIGDIR ?= /usr/share/pam-configs
 

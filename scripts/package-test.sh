@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
-# package-test.sh — what `make package-test` runs: the Debian package proven on a clean
-# Debian 12, not on the machine that built it.
+# package-test.sh — what `make package-test` runs: the one Debian package, built here,
+# proven on a clean Debian 12 (bookworm) and a clean Debian 13 (trixie), not on the
+# machine that built it.
 #
-#   scripts/package-test.sh            (as root, from the repository)
+#   scripts/package-test.sh [SUITE...]   (as root, from the repository; default: bookworm trixie)
 #
 # 1. `make deb` (dist/pinvault_V_ARCH.deb), and the same build stamped V+pkgtest1 in
-#    .build-deb/upgrade/ (the upgrade).
-# 2. A minimal Debian 12 root: mmdebstrap --variant=apt from deb.debian.org, made once
-#    and cached as .build-deb/bookworm-ARCH.tar (delete it to make a new one); every
-#    run unpacks a fresh copy. Downloaded packages are kept in .build-deb/apt-archives.
+#    .build-deb/upgrade/ (the upgrade): built once, installed into every root.
+# 2. For each suite, a minimal root: mmdebstrap --variant=apt, made once and cached as
+#    .build-deb/SUITE-ARCH.tar (delete it to make a new one); every run unpacks a fresh
+#    copy. Its apt sources are this machine's own: each Debian entry of the host's
+#    (`apt-get indextargets`: the host's release and its -updates and -security), with
+#    the host's codename replaced by the suite's, so that no mirror is named here
+#    (PINVAULT_DEBIAN_MIRROR=URI takes one mirror instead). Downloaded packages are kept
+#    in .build-deb/apt-archives-SUITE.
 # 3. In that root, by chroot in a private mount namespace, with a fresh /run (so no
-#    systemd as PID 1) and no Swift toolchain:
+#    systemd as PID 1) and no Swift toolchain, the same checks on every suite:
 #    - apt installs the .deb, resolving its Depends from Debian; the maintainer scripts
 #      create the user and the state directory, enable the socket, and say on stderr
 #      what they skipped;
-#    - the layout, the conffiles, and ldd (no /opt/swift path, nothing not found);
+#    - the layout: every file of the package under /usr or /etc (Debian's /usr-move,
+#      DEP 17), the PAM module in the directory that holds pam_unix.so, the conffiles,
+#      and ldd (no /opt/swift path, nothing not found);
 #    - pinvaultd runs as the pinvault user (in a network namespace of its own, so it
 #      could reach nothing but its loopback), and pinvault registers, authenticates
 #      and is refused a wrong PIN as another uid; its ssh-agent socket lists that
-#      uid's key once unlocked and not after lock; pamtester (from the mirror) signs
+#      uid's key once unlocked and not after lock; pamtester (from Debian) signs
 #      in through pam_pinvault.so with the right PIN and is refused a wrong one;
+#      on a release whose systemd has varlinkctl (254 and later: trixie), varlinkctl
+#      reads the daemon's info and interface and calls GetPolicy;
 #    - the upgrade goes over it with both conffiles edited: both are kept and in force.
 #      For this install systemd's runtime directory is made by hand, so the postinst
 #      takes its systemd branch: pinvault-seal-pepper seals the plaintext pepper
@@ -29,15 +38,13 @@
 #    - remove keeps vault, pepper and configuration; purge keeps a vault with
 #      credentials (uncounted without sqlite3, counted with it), deletes it with
 #      PINVAULT_PURGE_CREDENTIALS=yes, and deletes an empty one unasked.
-# Each failed check prints what it saw and exits 1. Not root: exits 77.
-# PACKAGE_TEST_REUSE_DEBS=1 skips the two builds when both files exist (to rerun
-# the root part while working on it).
+# Each failed check prints what it saw and exits 1; the time each root took is printed.
+# Not root: exits 77. PACKAGE_TEST_REUSE_DEBS=1 skips the two builds when both files
+# exist (to rerun the root part while working on it).
 set -euo pipefail
 
 repository=$(cd "$(dirname "$0")/.." && pwd)
 work=$repository/.build-deb
-suite=bookworm
-mirror=${PINVAULT_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 fail() {
 	echo "package-test: FAILED: $*" >&2
@@ -49,7 +56,7 @@ step() { echo "package-test: [$((SECONDS))s] $*"; }
 # Inside: run by the outside part below in a private mount namespace, so every mount
 # made here goes away with it.
 if [ "${1:-}" = --inside ]; then
-	root=$2 package=$3 upgrade=$4 version=$5 upgrade_version=$6 upstream=$7
+	root=$2 package=$3 upgrade=$4 version=$5 upgrade_version=$6 upstream=$7 suite=$8
 	socket=/run/pinvault/io.pinvault.Vault
 	pin=48291637
 	user_uid=1000
@@ -63,8 +70,8 @@ if [ "${1:-}" = --inside ]; then
 	done
 	ln -s /proc/self/fd "$root/dev/fd"
 	mount -t tmpfs -o mode=0755 tmpfs "$root/run"
-	mkdir -p "$work/apt-archives/partial"
-	mount --bind "$work/apt-archives" "$root/var/cache/apt/archives"
+	mkdir -p "$work/apt-archives-$suite/partial"
+	mount --bind "$work/apt-archives-$suite" "$root/var/cache/apt/archives"
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
 	cp "$package" "$upgrade" "$root/tmp/"
 	package=/tmp/${package##*/}
@@ -127,7 +134,7 @@ if [ "${1:-}" = --inside ]; then
 	if in_root sh -c 'command -v swift swiftc' >/dev/null; then fail "the root has a Swift toolchain"; fi
 
 	# --- install ---------------------------------------------------------------------
-	step "apt-get install $package (Depends from $mirror)"
+	step "$suite: apt-get install $package (Depends from the root's sources: $(cat "$root"/etc/apt/sources.list "$root"/etc/apt/sources.list.d/*.list 2>/dev/null | grep '^deb ' | cut -d' ' -f2- | paste -sd, -))"
 	apt_get update >/dev/null
 	apt_get install "$package" >"$root/tmp/install.log" 2>&1 || { cat "$root/tmp/install.log" >&2; fail "apt-get install"; }
 	[ "$(installed_version)" = "ii $version" ] || fail "installed: '$(installed_version)', expected 'ii $version'"
@@ -140,7 +147,7 @@ if [ "${1:-}" = --inside ]; then
 	for path in /usr/sbin/pinvaultd /usr/bin/pinvault /usr/sbin/pinvault-seal-pepper; do
 		[ -x "$root$path" ] || fail "$path missing"
 	done
-	for path in /lib/systemd/system/pinvaultd.service /lib/systemd/system/pinvaultd.socket \
+	for path in /usr/lib/systemd/system/pinvaultd.service /usr/lib/systemd/system/pinvaultd.socket \
 		/usr/lib/sysusers.d/pinvault.conf /usr/share/varlink/io.pinvault.Vault.varlink \
 		/usr/share/doc/pinvault/copyright /usr/share/doc/pinvault/changelog.Debian.gz \
 		/usr/share/man/man8/pinvaultd.8.gz /usr/share/man/man1/pinvault.1.gz \
@@ -149,14 +156,24 @@ if [ "${1:-}" = --inside ]; then
 		/etc/pinvault/pinvaultd.toml /etc/pinvault/deny-list.txt; do
 		[ -f "$root$path" ] || fail "$path missing"
 	done
-	# The PAM module beside pam_unix.so, in the multiarch security/ directory.
+	# Every file under /usr, but the conffiles (DEP 17: nothing in /lib, /bin or /sbin,
+	# which are links into /usr on both releases).
+	outside=$(in_root dpkg -L pinvault | while read -r path; do
+		[ -d "$root$path" ] && [ ! -L "$root$path" ] && continue
+		case $path in /usr/* | /etc/pinvault/*) ;; *) echo "$path" ;; esac
+	done)
+	[ -z "$outside" ] || fail "files outside /usr: $outside"
+	# The PAM module beside pam_unix.so, in the multiarch security/ directory, by the
+	# package's path (/usr/lib/...), which is where libpam looks on both releases.
 	pam_module=$(in_root dpkg -L pinvault | grep '/security/pam_pinvault\.so$' || true)
-	in_root test -f "$pam_module" || fail "pam_pinvault.so is not in the package"
-	[ "$(dirname "$pam_module")" = "$(dirname "$(in_root dpkg -L libpam-modules | grep '/security/pam_unix\.so$')")" ] \
-		|| fail "$pam_module is not beside pam_unix.so"
-	grep -q '^ListenStream=/run/pinvault/ssh-agent.sock$' "$root/lib/systemd/system/pinvaultd.socket" \
+	case $pam_module in /usr/lib/*/security/pam_pinvault.so) ;; *) fail "pam_pinvault.so at '$pam_module'" ;; esac
+	pam_unix=$(in_root dpkg -L libpam-modules | grep '/security/pam_unix\.so$')
+	[ "$(in_root readlink -f "$(dirname "$pam_module")")" = "$(in_root readlink -f "$(dirname "$pam_unix")")" ] \
+		|| fail "$pam_module is not beside $pam_unix"
+	echo "package-test: $pam_module beside $pam_unix"
+	grep -q '^ListenStream=/run/pinvault/ssh-agent.sock$' "$root/usr/lib/systemd/system/pinvaultd.socket" \
 		|| fail "pinvaultd.socket does not list the ssh-agent socket"
-	grep -qx 'ExecStart=/usr/sbin/pinvaultd --config /etc/pinvault/pinvaultd.toml --exit-on-idle-seconds 300' "$root/lib/systemd/system/pinvaultd.service" \
+	grep -qx 'ExecStart=/usr/sbin/pinvaultd --config /etc/pinvault/pinvaultd.toml --exit-on-idle-seconds 300' "$root/usr/lib/systemd/system/pinvaultd.service" \
 		|| fail "ExecStart= does not point at /usr/sbin/pinvaultd"
 	conffiles=$(in_root dpkg-query -W -f '${Conffiles}' pinvault)
 	for file in /etc/pinvault/pinvaultd.toml /etc/pinvault/deny-list.txt; do
@@ -223,6 +240,24 @@ if [ "${1:-}" = --inside ]; then
 		&& fail "pamtester took a wrong PIN: $refused"
 	grep -q "Wrong PIN (9 attempts left)" <<<"$refused" || fail "pamtester with a wrong PIN: $refused"
 	rm "$root/etc/pam.d/pinvault-package-test"
+
+	# varlinkctl came with systemd 254: trixie has it, bookworm's 252 does not.
+	if in_root sh -c 'command -v varlinkctl' >/dev/null; then
+		step "varlinkctl of systemd $(in_root dpkg-query -W -f '${Version}' systemd): info, introspect, call GetPolicy"
+		info=$(expect_status 0 "varlinkctl info" as_uid "$user_uid" "$user_uid" varlinkctl info "$socket")
+		printf '%s\n' "$info" | sed 's/^/    /'
+		grep -q 'Vendor: PinVault' <<<"$info" || fail "varlinkctl info: $info"
+		grep -q "Version: $upstream" <<<"$info" || fail "varlinkctl info names no version $upstream: $info"
+		grep -q 'io.pinvault.Vault' <<<"$info" || fail "varlinkctl info lists no io.pinvault.Vault: $info"
+		interface=$(expect_status 0 "varlinkctl introspect" as_uid "$user_uid" "$user_uid" varlinkctl introspect "$socket" io.pinvault.Vault)
+		grep -q '^method GetPolicy()' <<<"$interface" || fail "varlinkctl introspect: $interface"
+		called=$(expect_status 0 "varlinkctl call" as_uid "$user_uid" "$user_uid" varlinkctl call "$socket" io.pinvault.Vault.GetPolicy '{}')
+		grep -Eq '"minLength" ?: ?6' <<<"$called" || fail "varlinkctl call GetPolicy: $called"
+	elif [ "$suite" = bookworm ]; then
+		step "no varlinkctl in bookworm (systemd 252; it came with 254)"
+	else
+		fail "$suite's systemd has no varlinkctl"
+	fi
 	# The purge checks below count alice's credential alone.
 	expect_status 0 "wipe the login credential" pinvault wipe "$pam_user" --yes --pin-stdin <<<"$pin" >/dev/null
 	stop_daemon
@@ -260,6 +295,22 @@ if [ "${1:-}" = --inside ]; then
 	expect_status 0 "auth after the upgrade" pinvault auth alice@example.org --challenge-hex 01 --pin-stdin <<<"$pin" >/dev/null
 	stop_daemon
 	rm -rf "$root/run/credentials"
+
+	# --- this release's lintian ---------------------------------------------------------
+	# make deb ran bookworm's lintian; a later release's knows more, the /usr-move among
+	# it (files in aliased directories such as /lib, which DEP 17 moves under /usr).
+	if [ "$suite" != bookworm ]; then
+		step "lintian of $suite on the package"
+		apt_get install --no-install-recommends lintian >"$root/tmp/lintian-install.log" 2>&1 \
+			|| { cat "$root/tmp/lintian-install.log" >&2; fail "apt-get install lintian"; }
+		lintian_status=0
+		in_root lintian --fail-on error --display-info "$package" >"$root/tmp/lintian.log" 2>&1 || lintian_status=$?
+		sed 's/^/    /' "$root/tmp/lintian.log"
+		[ "$lintian_status" = 0 ] || fail "$suite's lintian found errors (exit $lintian_status)"
+		if grep -Eq 'aliased|usrmerge|usr-merge|/usr-move' "$root/tmp/lintian.log"; then
+			fail "$suite's lintian complains of the /usr-move"
+		fi
+	fi
 
 	# --- remove and purge ------------------------------------------------------------
 	step "remove keeps the vault, the pepper and the configuration"
@@ -315,7 +366,7 @@ if [ "${1:-}" = --inside ]; then
 	[ -f "$root/var/lib/pinvault/vault.sqlite" ] || fail "no vault made"
 	purge
 	gone
-	for path in /usr/sbin/pinvaultd /usr/bin/pinvault /lib/systemd/system/pinvaultd.service /usr/lib/sysusers.d/pinvault.conf; do
+	for path in /usr/sbin/pinvaultd /usr/bin/pinvault /usr/lib/systemd/system/pinvaultd.service /usr/lib/sysusers.d/pinvault.conf; do
 		[ ! -e "$root$path" ] || fail "purge left $path"
 	done
 	in_root getent passwd pinvault >/dev/null || fail "the pinvault user was removed (Debian keeps system users)"
@@ -349,23 +400,58 @@ fi
 [ -f "$package" ] && [ -f "$upgrade" ] || fail "no $package or $upgrade"
 step "$(du -k "$package" | cut -f1) KiB package, $(dpkg-deb -f "$package" Installed-Size) KiB installed"
 
-tarball=$work/$suite-$arch.tar
-if [ ! -f "$tarball" ]; then
-	step "mmdebstrap --variant=apt $suite (cached as $tarball)"
-	rm -rf "$work/partial.tar"
-	mmdebstrap --quiet --variant=apt --mode=root "$suite" "$work/partial.tar" "$mirror" \
-		|| fail "mmdebstrap (does $mirror answer?)"
-	mv "$work/partial.tar" "$tarball"
-fi
-root=$work/root
-rm -rf "$root"
-mkdir -p "$root"
-tar -C "$root" -xf "$tarball"
+# The apt sources of a SUITE root: this machine's own Debian entries (its release, and
+# the -updates and -security beside it), with its codename replaced by SUITE's. apt
+# itself says what the host's sources are (one line per repository and release).
+sources_for() {
+	local suite=$1 host uri release
+	if [ -n "${PINVAULT_DEBIAN_MIRROR:-}" ]; then
+		echo "deb $PINVAULT_DEBIAN_MIRROR $suite main"
+		return
+	fi
+	host=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	[ -n "$host" ] || fail "/etc/os-release names no VERSION_CODENAME: set PINVAULT_DEBIAN_MIRROR"
+	apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Target-Of: deb' 'Identifier: Packages' 'Component: main' \
+		| sort -u | while read -r uri release; do
+			case $release in
+			"$host") echo "deb $uri $suite main" ;;
+			"$host"-*) echo "deb $uri $suite-${release#"$host"-} main" ;;
+			esac
+		done
+}
 
-status=0
-PACKAGE_TEST_SECONDS=$SECONDS unshare --mount --propagation private -- \
-	"$0" --inside "$root" "$package" "$upgrade" "$version" "$upgrade_version" "$upstream" || status=$?
-if grep -q " $root/" /proc/self/mounts; then fail "mounts left under $root; not removing it"; fi
-rm -rf "$root"
-[ "$status" = 0 ] || fail "in the Debian $suite root (exit $status)"
-echo "package-test: passed in ${SECONDS}s"
+# A fresh root of SUITE, unpacked from its cached tarball (made first when missing).
+make_root() {
+	local suite=$1 root=$2 tarball=$work/$1-$arch.tar
+	if [ ! -f "$tarball" ]; then
+		local -a sources
+		mapfile -t sources < <(sources_for "$suite")
+		[ "${#sources[@]}" -gt 0 ] || fail "no Debian entry in this machine's apt sources (apt-get indextargets); set PINVAULT_DEBIAN_MIRROR"
+		step "mmdebstrap --variant=apt $suite from: ${sources[*]} (cached as $tarball)"
+		rm -f "$work/partial.tar"
+		mmdebstrap --quiet --variant=apt --mode=root "$suite" "$work/partial.tar" "${sources[@]}" \
+			|| fail "mmdebstrap $suite (do this machine's apt sources answer?)"
+		mv "$work/partial.tar" "$tarball"
+	fi
+	rm -rf "$root"
+	mkdir -p "$root"
+	tar -C "$root" -xf "$tarball"
+}
+
+suites=("$@")
+[ "${#suites[@]}" -gt 0 ] || suites=(bookworm trixie)
+timings=()
+for suite in "${suites[@]}"; do
+	started=$SECONDS
+	root=$work/root-$suite
+	make_root "$suite" "$root"
+	status=0
+	PACKAGE_TEST_SECONDS=$SECONDS unshare --mount --propagation private -- \
+		"$0" --inside "$root" "$package" "$upgrade" "$version" "$upgrade_version" "$upstream" "$suite" || status=$?
+	# /proc/self/mounts writes a space in a path as \040 (a checkout may have spaces).
+	if grep -qF " ${root// /\\040}/" /proc/self/mounts; then fail "mounts left under $root; not removing it"; fi
+	rm -rf "$root"
+	[ "$status" = 0 ] || fail "in the Debian $suite root (exit $status)"
+	timings+=("$suite $((SECONDS - started))s")
+done
+echo "package-test: passed in ${SECONDS}s (${timings[*]})"

@@ -47,8 +47,18 @@ extension PinVaultError {
         public static let unregistrationPending = Code(.unregistrationPending)
         /// The unregistration token is wrong, or nothing is pending for that keyId.
         public static let invalidToken = Code(.invalidToken)
-        /// The daemon's KDF queue is full: retry after `retryAfter`. Nothing was counted.
+        /// A queue of the daemon is full (KDF, store or signing): retry after `retryAfter`.
+        /// Nothing was done or counted.
         public static let busy = Code(.busy)
+        /// The credential changed while the call ran (a ChangePin, say): nothing was done
+        /// or counted. Retry at once.
+        public static let conflict = Code(.conflict)
+        /// The daemon is stopping and takes no new work: nothing was done or counted.
+        /// Retry on a new connection (`PinVaultClient` makes one).
+        public static let shuttingDown = Code(.shuttingDown)
+        /// The caller's uid has as many unlock sessions as the daemon allows (`limit`):
+        /// lock one. Refused before the PIN.
+        public static let tooManySessions = Code(.tooManySessions)
         /// No unlock session of the caller on that key: never unlocked, locked, expired,
         /// ended by a change of the credential, or another uid's credential.
         public static let notUnlocked = Code(.notUnlocked)
@@ -114,6 +124,9 @@ extension PinVaultError {
     public static func unregistrationPending(expiresAt: Date) -> PinVaultError { .init(Code.unregistrationPending, .expiresAt(expiresAt)) }
     public static let invalidToken = PinVaultError(Code.invalidToken)
     public static func busy(retryAfter: Duration) -> PinVaultError { .init(Code.busy, .retryAfter(retryAfter)) }
+    public static let conflict = PinVaultError(Code.conflict)
+    public static let shuttingDown = PinVaultError(Code.shuttingDown)
+    public static func tooManySessions(limit: Int) -> PinVaultError { .init(Code.tooManySessions, .limit(limit)) }
     public static let notUnlocked = PinVaultError(Code.notUnlocked)
     public static let internalError = PinVaultError(Code.internalError)
     public static func wrongPurpose(_ purpose: Credential.Purpose) -> PinVaultError { .init(Code.wrongPurpose, .purpose(purpose)) }

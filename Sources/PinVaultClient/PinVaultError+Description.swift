@@ -32,6 +32,12 @@ extension PinVaultError {
             return "the unregistration token is wrong, or no unregistration is pending"
         case .busy:
             return "the daemon is busy: retry in \(Self.milliseconds(retryAfter ?? .zero)) ms"
+        case .conflict:
+            return "the credential changed while the call ran; nothing was counted: retry"
+        case .shuttingDown:
+            return "pinvaultd is stopping; nothing was done: retry"
+        case .tooManySessions:
+            return "too many unlock sessions (the limit is \(limit ?? 0)): lock one first"
         case .notUnlocked:
             return "the credential is not unlocked"
         case .internalError:

@@ -49,6 +49,12 @@ extension PinVaultError {
             return .invalidToken
         case .busy:
             return .busy(retryAfter: .milliseconds(max(try int("retryAfterMilliseconds"), 0)))
+        case .conflict:
+            return .conflict
+        case .shuttingDown:
+            return .shuttingDown
+        case .tooManySessions:
+            return .tooManySessions(limit: Int(clamping: try int("limit")))
         case .notUnlocked:
             return .notUnlocked
         case .internalError:

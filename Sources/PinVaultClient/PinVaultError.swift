@@ -62,7 +62,7 @@ public struct PinVaultError: Error, Equatable, Sendable, CustomStringConvertible
         return []
     }
 
-    /// `tooManyCredentials`, `tooManyCertificates`: the limit reached.
+    /// `tooManyCredentials`, `tooManySessions`, `tooManyCertificates`: the limit reached.
     public var limit: Int? {
         if case .limit(let limit) = detail { return limit }
         return nil

@@ -7,22 +7,34 @@ extension VaultEngine {
         let admission = storeQueue.submitAnswering(uid: call.caller.uid, isCancelled: call.isCancelled) {
             Self.run(call, work)
         }
-        if case .busy(let milliseconds) = admission {
-            stats.refusedBusy()
-            call.finish(.failure(.busy(retryAfterMilliseconds: milliseconds)))
+        if let refusal = refusal(admission) {
+            call.finish(.failure(refusal))
         }
     }
 
-    /// Hands `work` to the KDF pool; throws `busy` when the pool is full, so that a
-    /// refusal comes before anything was counted. A call whose peer left before its
-    /// turn is dropped unrun: no PIN was checked.
+    /// Hands `work` to the KDF pool; throws `busy` when the pool is full (`shuttingDown`
+    /// when it stops), so that a refusal comes before anything was counted. A call whose
+    /// peer left before its turn is dropped unrun: no PIN was checked.
     func onKDF(_ call: Call, _ work: @escaping @Sendable () throws(VaultError) -> VaultResult) throws(VaultError) {
         let admission = kdfPool.submitAnswering(uid: call.caller.uid, isAdmin: call.caller.isAdmin, isCancelled: call.isCancelled) {
             Self.run(call, work)
         }
-        if case .busy(let milliseconds) = admission {
+        if let refusal = refusal(admission) {
+            throw refusal
+        }
+    }
+
+    /// What a pool's refusal answers: `Busy` for a full queue (counted in the stats),
+    /// `ShuttingDown` for a pool that stops; nil when the job was taken.
+    func refusal(_ admission: WorkPool.Admission) -> VaultError? {
+        switch admission {
+        case .accepted:
+            return nil
+        case .busy(let milliseconds):
             stats.refusedBusy()
-            throw .busy(retryAfterMilliseconds: milliseconds)
+            return .busy(retryAfterMilliseconds: milliseconds)
+        case .stopping:
+            return .shuttingDown
         }
     }
 

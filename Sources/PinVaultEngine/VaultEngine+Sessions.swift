@@ -22,8 +22,10 @@ extension VaultEngine {
         let owner = call.caller.uid
         let admitting: @Sendable (CredentialRecord) throws(VaultError) -> Void = { [sessions] record throws(VaultError) in
             // A full table is refused before the PIN: no KDF, nothing counted.
-            if case .full(let limit) = sessions.admits(record.keyId, owner: owner) {
-                throw .tooManyCredentials(limit: limit)
+            switch sessions.admits(record.keyId, owner: owner) {
+            case nil, .abandoned: break
+            case .full(let limit): throw .tooManySessions(limit: limit)
+            case .stopping: throw .shuttingDown
             }
         }
         let use = KeyUse(access: .unlock, message: nil)
@@ -55,7 +57,7 @@ extension VaultEngine {
             }
             // A ChangePin (or a racing upgrade) re-sealed it since this PIN was checked:
             // the PIN may be the old one. Nothing is opened; a retry meets the new state.
-            guard current.sealed == record.sealed else { throw VaultError.busy(retryAfterMilliseconds: 50) }
+            guard current.sealed == record.sealed else { throw VaultError.conflict }
             var updated = cleared(current)
             updated.lastUsedAt = time
             if let upgraded { updated.sealed = upgraded }
@@ -71,8 +73,14 @@ extension VaultEngine {
                 )
             } catch {
                 switch error {
-                case .full(let limit): throw VaultError.tooManyCredentials(limit: limit)
-                case .abandoned, .stopping: throw VaultError.busy(retryAfterMilliseconds: 50)
+                case .full(let limit): throw VaultError.tooManySessions(limit: limit)
+                case .stopping: throw VaultError.shuttingDown
+                // Nobody waits for this Unlock (its connection closed, and with it the
+                // call): nothing is opened, the transaction rolls back, the attempt is
+                // cleared (`withVerifiedPin`), and the answer is dropped (`Call.finish`
+                // answers no cancelled call). NotUnlocked is only what the engine ends
+                // the call with; no one receives it.
+                case .abandoned: throw VaultError.notUnlocked
                 }
             }
         }
@@ -121,9 +129,8 @@ extension VaultEngine {
                     if case .refused(let error) = signed { refused(error, keyId: keyId, call) } else { call.finish(result) }
                 }
             }
-            if case .busy(let milliseconds) = admission {
-                stats.refusedBusy()
-                call.finish(.failure(.busy(retryAfterMilliseconds: milliseconds)))
+            if let refusal = refusal(admission) {
+                call.finish(.failure(refusal))
             }
         }
     }

@@ -160,8 +160,9 @@ public final class VaultEngine: Sendable {
 
     /// Starts `request` from `caller`; the answer reaches `answer` exactly once, from
     /// whichever thread finishes the work — unless `isCancelled` turns true (the peer
-    /// left) before a queued job begins: such a job is dropped unrun and unanswered,
-    /// having checked no PIN and counted nothing.
+    /// left): a queued job is then dropped unrun, having checked no PIN and counted
+    /// nothing, and a running one is not answered (what it counted stays counted; an
+    /// Unlock opens no session).
     public func submit(
         _ request: VaultRequest,
         from caller: Caller,
@@ -221,6 +222,11 @@ public final class VaultEngine: Sendable {
         let answer: @Sendable (Result<VaultResult, VaultError>) -> Void
         let isCancelled: @Sendable () -> Bool
 
-        func finish(_ result: Result<VaultResult, VaultError>) { answer(result) }
+        /// Answers, unless the call is cancelled: its peer has left, and an answer
+        /// would reach no one (its work, counted attempts included, stays done).
+        func finish(_ result: Result<VaultResult, VaultError>) {
+            guard !isCancelled() else { return }
+            answer(result)
+        }
     }
 }

@@ -27,8 +27,19 @@ public enum VaultError: Error, Equatable, Sendable {
     case unregistrationPending(expiresAt: Int64)
     /// Wrong unregistration token, or nothing pending.
     case invalidToken
-    /// A pool is full: retry after this long. Nothing was counted.
+    /// A pool is full (the KDF pool, the store queue or the signing queue, or one
+    /// uid's share of it): retry after this long. Nothing was counted.
     case busy(retryAfterMilliseconds: Int)
+    /// The credential changed while the call ran (a ChangePin, say, re-sealed it after
+    /// this call's PIN was checked): nothing was done and the attempt is not counted.
+    /// Retry at once: the retry meets the new state.
+    case conflict
+    /// The daemon is stopping (SIGTERM, an idle exit) and takes no new work: nothing
+    /// was done or counted. Retry on a new connection, which the next start serves.
+    case shuttingDown
+    /// The caller's uid (or the whole daemon) has as many unlock sessions open as
+    /// `sessions.max_per_uid` allows; refused before the PIN, nothing counted. Lock one.
+    case tooManySessions(limit: Int)
     /// No unlock session of the caller on that key (none, expired, locked, or another
     /// uid's: the same answer, so that it tells nothing).
     case notUnlocked

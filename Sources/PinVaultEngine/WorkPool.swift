@@ -6,7 +6,8 @@ import PinVaultSystem
 /// This is the KDF pool (`[kdf]` in docs/OPERATIONS.md): at most `threads` jobs run at once (so memory
 /// stays under threads × memlimit), at most `queueMax` wait, and one uid holds at
 /// most `perUidMax` jobs, waiting or running. Past any bound `submit` answers `.busy`
-/// at once, with a hint of when to retry; nothing ever blocks the event loop. The last
+/// at once, with a hint of when to retry (and `.stopping` once it shuts down); nothing
+/// ever blocks the event loop. The last
 /// `adminReserve` places of the queue are kept for admins' jobs, so that a user holding
 /// many uids (each within its quota) cannot fill the queue against root.
 /// Waiting jobs run round-robin between uids, each uid's own in order (`FairQueue`),
@@ -19,7 +20,10 @@ import PinVaultSystem
 final class WorkPool: @unchecked Sendable {
     enum Admission: Equatable, Sendable {
         case accepted
+        /// The queue, or the uid's share of it, is full.
         case busy(retryAfterMilliseconds: Int)
+        /// The pool is shutting down and takes no job.
+        case stopping
     }
 
     struct Snapshot: Equatable, Sendable {
@@ -92,7 +96,8 @@ final class WorkPool: @unchecked Sendable {
             dropCancelled()
             let waiting = queue.count
             let room = isAdmin ? queueMax : queueMax - adminReserve
-            guard !stopping, waiting < room, perUid[uid, default: 0] < perUidMax else {
+            if stopping { return .stopping }
+            guard waiting < room, perUid[uid, default: 0] < perUidMax else {
                 let ahead = Double(waiting + running + 1) / Double(threadCount)
                 return .busy(retryAfterMilliseconds: max(50, Int((ahead * meanJobMilliseconds).rounded(.up))))
             }

@@ -62,6 +62,14 @@ public final class VarlinkClient {
         stream.isClosedByPeer(timeout: timeout)
     }
 
+    /// Bytes this client wrote that the daemon has not read yet (a Unix stream socket's
+    /// SIOCOUTQ, which is TIOCOUTQ, 0x5411); -1 when the ioctl fails. Zero means the
+    /// daemon's loop has read every call sent, and so handed over each whole one.
+    public var unreadByPeer: Int32 {
+        var queued: Int32 = 0
+        return ioctl(fd, 0x5411, &queued) == 0 ? queued : -1
+    }
+
     // MARK: Raw calls
 
     /// The bytes of one call to `method` (its full name), JSON and NUL, built once with

@@ -39,17 +39,23 @@ struct ConnectionState {
     /// A reply buffer grown beyond this many bytes is given up (and zeroed) once sent,
     /// so that one large `List` does not pin its memory for the connection's life.
     static let keptReplyCapacity = 4096
+    /// Replies of one wakeup gathered before they are written: past this many bytes the
+    /// loop writes what it has before it answers the next message.
+    static let batchBytes = 64 * 1024
 
     var input: InputBuffer
-    /// Where every reply of this connection is written, message after message. A
-    /// message writes it once (`ReplyRoute.send`), the loop sends it, and each byte sent
-    /// is zeroed (`ReplyBuffer.drain`); a reply not sent is `zero()`ed. So each message
-    /// finds it empty and zeroed, with no allocation. One message is in flight at a time.
+    /// Where the message in flight writes its reply (`ReplyRoute.send`): empty and zeroed
+    /// whenever a message is handed over, so each finds it so, with no allocation.
     private(set) var reply = ReplyBuffer()
-    /// The message being worked on, if any.
+    /// Replies answered and not yet written, in order: the replies of every message one
+    /// wakeup answered, written together (`flush`), each byte zeroed as it is sent
+    /// (`ReplyBuffer.drain`; a BeginUnregister reply carries a token).
+    private(set) var output = ReplyBuffer()
+    /// The message being worked on, if any. One message is in flight at a time.
     var inFlight: ReplyRoute?
-    /// `reply` holds bytes being written.
-    private(set) var hasPendingOutput = false
+    /// The socket took only part of `output`: nothing more is answered until it has
+    /// taken the rest (EPOLLOUT).
+    private(set) var outputBlocked = false
     /// Monotonic milliseconds of the last answered message (or of the connect):
     /// a peer that dribbles bytes without completing a message does not reset it.
     var lastProgress: Int64
@@ -61,37 +67,65 @@ struct ConnectionState {
     /// The peer closed the connection entirely: no reply can reach it, so of what
     /// it left in the input only the messages that want no reply still run.
     var peerGone = false
+    /// The door asked to close the connection (a message that is not a call) while
+    /// replies to the messages before it still wait to be written: it closes, for
+    /// this reason, once they are (nothing more is read or answered meanwhile).
+    var closeOnceWritten: CloseRequest?
+
+    /// Why a connection closes once its replies are written.
+    struct CloseRequest { let reason: String? }
 
     init(input: InputBuffer, lastProgress: Int64) {
         self.input = input
         self.lastProgress = lastProgress
     }
 
-    /// Queues the reply the route wrote (`reply`, NUL or framing included).
+    /// Replies wait to be written.
+    var hasPendingOutput: Bool { output.count > 0 }
+
+    /// Moves the reply the route wrote (`reply`, NUL or framing included) behind the
+    /// replies waiting in `output`: the buffer itself when none waits (no copy), else
+    /// its bytes, copied, then zeroed in `reply`. Either way `reply` is empty and zeroed
+    /// for the next message. The finished route keeps a reference to its buffer but
+    /// never writes it again (`ReplyRoute.send` counts once).
     mutating func enqueueReply() {
-        hasPendingOutput = reply.count > 0
+        guard reply.count > 0 else { return }
+        if output.count == 0 {
+            swap(&reply, &output)
+        } else {
+            reply.withUnsafeBytes { output.append($0) }
+            reply.zero()
+            if reply.capacity > Self.keptReplyCapacity {
+                reply = ReplyBuffer()
+            }
+        }
     }
 
     enum FlushResult { case done, wouldBlock, failed }
 
-    /// Writes as much pending output as the socket takes; each byte written is zeroed
-    /// (a BeginUnregister reply carries a token).
+    /// Writes as much of `output` as the socket takes; each byte written is zeroed.
     mutating func flush(to fd: Int32) -> FlushResult {
-        guard hasPendingOutput else { return .done }
+        guard hasPendingOutput else {
+            outputBlocked = false
+            return .done
+        }
         let left: Int
         do {
-            left = try reply.drain { (bytes) throws(SystemError) -> Int? in
+            left = try output.drain { (bytes) throws(SystemError) -> Int? in
                 try Syscall.nonBlocking("send") { send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
             }
         } catch {
-            hasPendingOutput = false
-            reply.zero()
+            output.zero()
+            outputBlocked = false
             return .failed
         }
-        guard left == 0 else { return .wouldBlock }
-        hasPendingOutput = false
-        if reply.capacity > Self.keptReplyCapacity {
-            reply = ReplyBuffer()
+        guard left == 0 else {
+            outputBlocked = true
+            return .wouldBlock
+        }
+        outputBlocked = false
+        if output.capacity > Self.keptReplyCapacity {
+            output = ReplyBuffer()
         }
         return .done
     }
@@ -106,6 +140,7 @@ struct ConnectionState {
             reply.zero()
         }
         inFlight = nil
-        hasPendingOutput = false
+        output.zero()
+        outputBlocked = false
     }
 }

@@ -47,22 +47,46 @@ extension EventLoop {
         }
     }
 
-    /// Hands the next complete message to the connection's handler, while the
-    /// connection is free for it.
+    /// Hands each complete message to the connection's handler in turn, while the
+    /// connection is free for it, and writes the replies of all those answered at once
+    /// (GetPolicy, a refusal, a signature) together, with one `send` at the end: a
+    /// wakeup that brought many pipelined calls costs one write, not one per call. A
+    /// message that goes to a pool ends the run; its reply comes through
+    /// `deliverCompletions`, which runs this again.
     private mutating func processFrames(_ connection: Connection, _ state: inout ConnectionState) {
         guard connections[connection.id] != nil else { return }
+        if let request = state.closeOnceWritten {
+            guard write(connection, &state) else { return }
+            if state.outputBlocked {
+                updateInterest(connection, &state)
+            } else {
+                close(connection, &state, reason: request.reason)
+            }
+            return
+        }
         let handler = server.doors[connection.door].handler
-        while !stopping && state.inFlight == nil && !state.hasPendingOutput {
+        frames: while !stopping && state.inFlight == nil && !state.outputBlocked {
+            if state.output.count >= ConnectionState.batchBytes {
+                // Enough gathered: write it before answering more (and stop while the
+                // peer does not read).
+                guard write(connection, &state) else { return }
+                continue
+            }
             let range: Range<Int>
             switch state.input.nextFrame() {
             case .frame(let frame):
                 range = frame
             case .violation(let reason):
+                // The replies to the calls before it go first, as they would have
+                // without gathering; then the connection closes.
+                guard write(connection, &state) else { return }
+                if state.outputBlocked { break frames }
                 close(connection, &state, reason: reason)
                 return
             case .needMore:
-                if state.inputClosed || state.peerGone {
-                    // Everything the peer sent has been answered.
+                guard write(connection, &state) else { return }
+                if (state.inputClosed || state.peerGone) && !state.outputBlocked {
+                    // Everything the peer sent has been answered and written.
                     close(connection, &state, reason: nil)
                     return
                 }
@@ -80,28 +104,38 @@ extension EventLoop {
             let disposition = state.input.withFrame(range) { handler.handle(message: $0, route: route) }
             state.input.consumeFrame()
             if case .close(let reason) = disposition {
-                close(connection, &state, reason: reason)
+                // The replies to the messages before it go first, as they would have
+                // without gathering; then the connection closes.
+                state.inFlight = nil
+                route.cancel()
+                state.closeOnceWritten = .init(reason: reason)
+                processFrames(connection, &state)
                 return
             }
-            // A message answered on the spot (GetPolicy, a refusal) is written now, not
-            // after a turn of the loop: the epoll interest stays as it is and the next
-            // pipelined frame starts at once.
-            if server.completions.take(connection: connection.id) != nil,
-               !complete(connection, &state, now: MonotonicClock.milliseconds()) {
-                return
+            // A message answered on the spot joins the replies to write; the epoll
+            // interest stays as it is and the next pipelined frame starts at once.
+            if server.completions.take(connection: connection.id) != nil {
+                complete(&state, now: MonotonicClock.milliseconds())
             }
         }
+        guard write(connection, &state) else { return }
         updateInterest(connection, &state)
     }
 
-    /// Ends the connection's message in flight, whose reply is in `state.reply`: writes
-    /// it (when it holds anything) and frees the connection for its next message.
-    /// False when the write failed and the connection is closed.
-    private mutating func complete(_ connection: Connection, _ state: inout ConnectionState, now: Int64) -> Bool {
-        guard state.inFlight != nil else { return true }
+    /// Ends the connection's message in flight, whose reply is in `state.reply`: queues
+    /// it behind the replies waiting to be written, and frees the connection for its
+    /// next message. The caller writes (`write`).
+    private func complete(_ state: inout ConnectionState, now: Int64) {
+        guard state.inFlight != nil else { return }
         state.inFlight = nil
         state.lastProgress = now
         state.enqueueReply()
+    }
+
+    /// Writes the replies waiting, as far as the socket takes them. False when the write
+    /// failed and the connection is closed.
+    private mutating func write(_ connection: Connection, _ state: inout ConnectionState) -> Bool {
+        guard state.hasPendingOutput, !state.outputBlocked else { return true }
         if state.flush(to: connection.fd) == .failed {
             close(connection, &state, reason: nil)
             return false
@@ -131,7 +165,8 @@ extension EventLoop {
                 // A reply nobody waits for is dropped, and ReplyBuffer zeroes it.
                 guard let connection = connections[id] else { continue }
                 connection.withState { state in
-                    guard state.inFlight != nil, complete(connection, &state, now: now) else { return }
+                    guard state.inFlight != nil else { return }
+                    complete(&state, now: now)
                     processFrames(connection, &state)
                 }
             }

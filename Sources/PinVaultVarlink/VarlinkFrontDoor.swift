@@ -17,7 +17,7 @@ public final class VarlinkFrontDoor: MessageHandler {
     public init(engine: VaultEngine, serverStats: ServerStats, version: String, maxMessageBytes: Int) {
         self.engine = engine
         self.serverStats = serverStats
-        self.info = .pinVault(version: version, url: "https://github.com/pinvault/pinvault")
+        self.info = .pinVault(version: version)
         self.maxMessageBytes = maxMessageBytes
     }
 

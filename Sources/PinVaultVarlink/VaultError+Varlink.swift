@@ -32,6 +32,12 @@ extension VaultError {
             append(.invalidToken, to: buffer)
         case .busy(let milliseconds):
             append(.busy, to: buffer) { $0.field("retryAfterMilliseconds", Int64(milliseconds)) }
+        case .conflict:
+            append(.conflict, to: buffer)
+        case .shuttingDown:
+            append(.shuttingDown, to: buffer)
+        case .tooManySessions(let limit):
+            append(.tooManySessions, to: buffer) { $0.field("limit", Int64(limit)) }
         case .notUnlocked:
             append(.notUnlocked, to: buffer)
         case .internalError:

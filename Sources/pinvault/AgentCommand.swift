@@ -29,10 +29,9 @@ struct AgentCommand: ParsableCommand {
             """
     )
 
-    @Option(help: ArgumentHelp(
-        "The daemon's socket (default: $PINVAULT_SOCKET, else /run/pinvault/io.pinvault.Vault).", valueName: "path"
-    ))
-    var socket: String?
+    @OptionGroup var daemon: DaemonSocketOption
+    /// `pinvault --json agent`: the root's options, to refuse the one the agent has no use for.
+    @ParentCommand var root: PinVaultCommand
 
     @Option(help: ArgumentHelp("The socket to serve ssh on (default: $XDG_RUNTIME_DIR/pinvault/agent.sock).", valueName: "path"))
     var agentSocket: String?
@@ -43,12 +42,15 @@ struct AgentCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The terminal pinentry asks on when there is no display.", valueName: "tty"))
     var tty: String?
 
+    func validate() throws {
+        if root.global.json { throw ValidationError("pinvault agent prints no replies: --json is for the other commands") }
+    }
+
     func run() throws {
         guard let agentSocket = agentSocket ?? AgentConfiguration.defaultAgentSocket else {
             throw CommandFailure.usage("no XDG_RUNTIME_DIR: name the agent's socket with --agent-socket")
         }
-        let daemonSocket = socket ?? ProcessEnvironment.value("PINVAULT_SOCKET").flatMap { $0.isEmpty ? nil : $0 }
-            ?? "/run/pinvault/io.pinvault.Vault"
+        let daemonSocket = daemon.socketPath
         var settings = AgentConfiguration(agentSocket: agentSocket, daemonSocket: daemonSocket)
         settings.tty = tty
         do {

@@ -33,6 +33,11 @@ extension CommandFailure {
                 message += " (pinvault unregister commit or abort)"
             case .busy:
                 parameters = [("retryAfterMilliseconds", .int(WireText.milliseconds(error.retryAfter ?? .zero)))]
+            case .conflict, .shuttingDown:
+                break
+            case .tooManySessions:
+                parameters = [("limit", .int(error.limit ?? 0))]
+                message += " (pinvault lock)"
             case .notUnlocked:
                 message += " (pinvault unlock USER)"
             case .internalError:

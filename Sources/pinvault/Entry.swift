@@ -17,15 +17,32 @@ enum Entry {
         // 1, instead of killing pinvault silently (and, mid-command, after the daemon
         // acted).
         signal(SIGPIPE, SIG_IGN)
+        // Parsed first, here: global options may stand before the command's name
+        // (`pinvault --socket PATH agent`), so only the parser knows which command runs.
+        let command: any ParsableCommand
+        do {
+            command = try PinVaultCommand.parseAsRoot()
+        } catch {
+            PinVaultCommand.exit(withError: error)
+        }
         // The agent stops on SIGTERM/SIGINT through its event loop's signalfd: they are
         // blocked here, before any other thread starts, so that every thread inherits it.
-        if CommandLine.arguments.dropFirst().first(where: { !$0.hasPrefix("-") }) == AgentCommand.configuration.commandName {
+        if command is AgentCommand {
             ShutdownSignals.blockInThisThread()
         }
         let finished = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var parsed = command
         Task.detached {
             // Exits itself on failure, with the command's status.
-            await PinVaultCommand.main(nil)
+            do {
+                if var asynchronous = parsed as? any AsyncParsableCommand {
+                    try await asynchronous.run()
+                } else {
+                    try parsed.run()
+                }
+            } catch {
+                PinVaultCommand.exit(withError: error)
+            }
             finished.signal()
         }
         finished.wait()

@@ -8,8 +8,8 @@ enum ExitStatus: Int32, CaseIterable {
     /// The command did what it was asked.
     case success = 0
     /// Any other failure: an internal error of the daemon, a protocol error, a lost
-    /// connection, too many credentials, the two PINs typed differ, a declined confirmation,
-    /// stdout that could not be written.
+    /// connection, too many credentials, sessions or certificates, the two PINs typed
+    /// differ, a declined confirmation, stdout that could not be written.
     case failure = 1
     /// The PIN is wrong; the attempt was counted.
     case wrongPin = 2
@@ -23,7 +23,7 @@ enum ExitStatus: Int32, CaseIterable {
     case noSuchCredential = 6
     /// Only an admin may do this.
     case permissionDenied = 7
-    /// The daemon's KDF queue is full; retry shortly. Nothing was counted.
+    /// A queue of the daemon is full; retry shortly. Nothing was counted.
     case busy = 8
     /// The unregistration token is wrong or expired, or an unregistration is pending.
     case invalidToken = 9
@@ -35,10 +35,13 @@ enum ExitStatus: Int32, CaseIterable {
     /// The session refuses this use: it was unlocked to confirm each use (only the
     /// per-user agent can ask), or the request came through a forwarded agent.
     case sessionRefused = 12
+    /// The credential changed while the command ran (a `change-pin` meanwhile): nothing
+    /// was done or counted; run the command again.
+    case conflict = 13
     /// The command line is wrong, no terminal to read a secret from, or the daemon
     /// refused a value as malformed (InvalidParameter).
     case usage = 64
-    /// pinvaultd cannot be reached on its socket.
+    /// pinvaultd cannot be reached on its socket, or is stopping (ShuttingDown).
     case unavailable = 69
 
     /// The status for a failed call. The daemon's own errors go through an exhaustive
@@ -53,11 +56,13 @@ enum ExitStatus: Int32, CaseIterable {
             case .pinPolicyViolation: self = .policyViolation
             case .noSuchCredential, .ambiguousCredential: self = .noSuchCredential
             case .busy: self = .busy
+            case .conflict: self = .conflict
+            case .shuttingDown: self = .unavailable
             case .invalidToken, .unregistrationPending: self = .invalidToken
             case .notUnlocked: self = .notUnlocked
             case .wrongPurpose: self = .wrongPurpose
             case .confirmationRequired, .forwardingNotAllowed: self = .sessionRefused
-            case .tooManyCertificates, .tooManyCredentials, .internalError: self = .failure
+            case .tooManyCertificates, .tooManyCredentials, .tooManySessions, .internalError: self = .failure
             }
             return
         }
@@ -86,8 +91,9 @@ enum ExitStatus: Int32, CaseIterable {
         case .notUnlocked: "the credential is not unlocked (pinvault unlock)"
         case .wrongPurpose: "the credential's key is for another purpose than this command"
         case .sessionRefused: "the session refuses this use (unlocked to confirm each use, or forwarding)"
+        case .conflict: "the credential changed meanwhile: run it again (nothing was counted)"
         case .usage: "usage error, no terminal for a secret, or a malformed value"
-        case .unavailable: "pinvaultd cannot be reached on its socket"
+        case .unavailable: "pinvaultd cannot be reached on its socket, or is stopping"
         }
     }
 

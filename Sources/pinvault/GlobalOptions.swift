@@ -3,16 +3,14 @@ import Glibc
 import PinVaultClient
 import PinVaultSystem
 
-/// The options every command takes: which daemon, and which output.
-struct GlobalOptions: ParsableArguments {
+/// Which daemon: `--socket`, else `$PINVAULT_SOCKET`, else the system socket. Every
+/// command that talks to pinvaultd takes it, `pinvault agent` too.
+struct DaemonSocketOption: ParsableArguments {
     @Option(help: ArgumentHelp(
         "The daemon's socket (default: $PINVAULT_SOCKET, else \(PinVaultClient.defaultSocketPath)).",
         valueName: "path"
     ))
     var socket: String?
-
-    @Flag(help: "Print the daemon's reply (or the error) as JSON on stdout, in the interface's field names and encodings.")
-    var json = false
 
     /// The socket to connect to.
     var socketPath: String {
@@ -22,6 +20,21 @@ struct GlobalOptions: ParsableArguments {
         }
         return PinVaultClient.defaultSocketPath
     }
+}
+
+/// The options every command takes: which daemon, and which output. They may come
+/// before the command's name (`pinvault --socket PATH policy`) or after it (`pinvault
+/// policy --socket PATH`): `PinVaultCommand` declares the same group, and
+/// swift-argument-parser hands the group it parsed to the subcommand's `@OptionGroup`
+/// of the same type, wherever on the line its options stood.
+struct GlobalOptions: ParsableArguments {
+    @OptionGroup var daemon: DaemonSocketOption
+
+    @Flag(help: "Print the daemon's reply (or the error) as JSON on stdout, in the interface's field names and encodings.")
+    var json = false
+
+    /// The socket to connect to.
+    var socketPath: String { daemon.socketPath }
 
     /// Where this command writes.
     var console: Console { Console(json: json) }

@@ -11,7 +11,9 @@ struct PinVaultCommand: AsyncParsableCommand {
             Every command talks to pinvaultd over its Varlink socket (--socket, else \
             $PINVAULT_SOCKET, else the system socket) and acts on the credentials of the \
             calling user; admins (root or a member of the daemon's admin group) may pass \
-            --owner-uid where it is offered.
+            --owner-uid where it is offered. --socket and --json may come before the \
+            command's name (pinvault --socket PATH list) or after it (pinvault list \
+            --socket PATH).
 
             PINs and unregistration tokens are never taken from the command line: they are \
             typed at the terminal without echo, or read one line each from standard input \
@@ -31,5 +33,9 @@ struct PinVaultCommand: AsyncParsableCommand {
             UnlockCommand.self, LockCommand.self, SignCommand.self, SSHKeyCommand.self, SSHCertCommand.self, AgentCommand.self,
         ]
     )
+
+    /// The options every command takes, here so that they may also come before the
+    /// command's name (`GlobalOptions`).
+    @OptionGroup var global: GlobalOptions
 }
 

@@ -14,7 +14,9 @@ import XCTest
 /// it) go through the same run: every method that takes a PIN or a token, and every
 /// way a PIN reaches the input buffer; then three scans — right after (once the
 /// engine reports no work), during an Argon2id of production-like cost (caught in
-/// flight: the scan ends before its reply comes), and after `server.idle_timeout_seconds`
+/// flight: the scan ends before the last reply comes, else it is made again over twice
+/// the KDF work, so that a slow scan on a busy machine is repeated, never passed or
+/// failed by the clock), and after `server.idle_timeout_seconds`
 /// has closed every connection. The needles: each PIN (plain and JSON-escaped), each
 /// token (text and bytes), and, derived in this test from every row the run stored,
 /// the pepper and each PIN as docs/FORMAT.md allows, each Argon2id output, box key and
@@ -39,11 +41,24 @@ final class MemoryHygieneTests: XCTestCase {
     /// so that one check lasts 1.5–2 s and the scan (under a second, its 64 MiB included)
     /// fits inside it.
     private static let slowKDF = ["opslimit": "64", "memlimit_mib": "64"]
-    /// How many such checks are sent back to back on one connection, so that the KDF
-    /// pool works on them from the first to the last: a sanitized daemon's scan reads
+    /// How many such checks are sent back to back on one connection at first, so that the
+    /// KDF pool works on them from the first to the last: a sanitized daemon's scan reads
     /// its runtime's heap too and takes longer, and libsodium, not instrumented, does not.
+    /// When the scan still outlasts them (a busy machine), the round is made again with
+    /// twice as many (`inFlightRounds`).
     private static let checksInFlight = SanitizedBuild.sanitizer == nil ? 1 : 4
+    /// How many times the scan "during an Argon2id" is made, with twice the checks each
+    /// time, before the test gives up on catching one in flight.
+    private static let inFlightRounds = 4
     private static let idleTimeoutSeconds = 2
+
+    /// An Authenticate of the slow credential, as one frame.
+    private static func slowCheck(pin: String) throws -> [UInt8] {
+        [UInt8](try JSONSerialization.data(withJSONObject: [
+            "method": VarlinkClient.vault + ".Authenticate",
+            "parameters": ["user": "slow@example.com", "pin": pin, "challenge": Data("in flight".utf8).base64EncodedString()],
+        ])) + [0]
+    }
 
     override func tearDownWithError() throws {
         for daemon in daemons where daemon.process != nil {
@@ -119,28 +134,39 @@ final class MemoryHygieneTests: XCTestCase {
         try assertClean(pid, needles.all + Needles.of(pins: [slowPin], label: "slow PIN"), "\(label), right after the run")
 
         // 2. During an Argon2id: its own PIN is in flight (in its SecretBytes); nothing else may be.
-        let inFlight = try daemon.connect()
-        let check = [UInt8](try JSONSerialization.data(withJSONObject: [
-            "method": VarlinkClient.vault + ".Authenticate",
-            "parameters": ["user": "slow@example.com", "pin": slowPin, "challenge": Data("in flight".utf8).base64EncodedString()],
-        ])) + [0]
-        try inFlight.send(raw: Array([[UInt8]](repeating: check, count: Self.checksInFlight).joined()))
-        // A connection of its own, made now: the idle timeout may have closed an older one.
-        let admin = try daemon.connect()
-        XCTAssertTrue(try eventually { try self.kdfRunning(admin) > 0 }, "the slow Authenticate never reached the KDF pool")
-        try assertClean(pid, needles.all, "\(label), during an Argon2id") {
-            // Caught in flight only if the last reply had not come when the scan ended.
-            let answered = Self.repliesWaiting(inFlight.fd)
-            XCTAssertLessThan(answered, Self.checksInFlight, "the KDF work ended before the scan did (\(answered) replies in)")
+        // Caught in flight only if the scan ended before the last reply came: a scan the
+        // KDF work did not outlast proves nothing, so it is made again with twice the work
+        // (on a busy machine the scan takes longer; the KDF's length is the record's).
+        var connections: [VarlinkClient] = []
+        var checks = Self.checksInFlight
+        var overlapped = false
+        for round in 1...Self.inFlightRounds {
+            let inFlight = try daemon.connect()
+            try inFlight.send(raw: Array([[UInt8]](repeating: try Self.slowCheck(pin: slowPin), count: checks).joined()))
+            // A connection of its own, made now: the idle timeout may have closed an older one.
+            let admin = try daemon.connect()
+            connections += [inFlight, admin]
+            XCTAssertTrue(try eventually { try self.kdfRunning(admin) > 0 }, "the slow Authenticate never reached the KDF pool")
+            var answered = 0
+            try assertClean(pid, needles.all, "\(label), during an Argon2id (round \(round), \(checks) checks)") {
+                answered = Self.repliesWaiting(inFlight.fd)
+            }
+            for _ in 0..<checks {
+                XCTAssertNil(try inFlight.receive().error, "the slow credential opens with its PIN")
+            }
+            if answered < checks {
+                overlapped = true
+                break
+            }
+            print("memory hygiene (\(label)): all \(checks) checks were answered before the scan ended; again with \(checks * 2)")
+            checks *= 2
         }
-        for _ in 0..<Self.checksInFlight {
-            XCTAssertNil(try inFlight.receive().error, "the slow credential opens with its PIN")
-        }
+        XCTAssertTrue(overlapped, "no scan ended while the KDF still worked, up to \(checks / 2) checks in flight")
         needles.add(pins: [slowPin], label: "slow PIN")
         XCTAssertTrue(needles.all.contains { $0.label.hasPrefix("seed of \(slowKeyId.prefix(8))") }, "the slow row's seed is a needle")
 
         // 3. After the idle timeout has closed every connection.
-        for client in [admin, inFlight] + open {
+        for client in connections + open {
             XCTAssertTrue(client.isClosedByPeer(timeout: Double(Self.idleTimeoutSeconds) + 20),
                           "server.idle_timeout_seconds closes an idle connection")
         }

@@ -17,6 +17,41 @@ final class CommandTests: CLITestCase {
         XCTAssertGreaterThan(policy["denyListSize"] as? Int ?? 0, 1000)
     }
 
+    /// --socket and --json come before the command's name too, as `git -C` and
+    /// `systemctl --user` users type them, and still after it; the last --socket given wins.
+    func testGlobalOptions_beforeTheCommandsName_actAsAfterIt() throws {
+        let keyId = try registerKeyId()
+        let after = try PinVaultBinary.run(["list", "--socket", daemon.socketPath, "--json"])
+        for arguments in [
+            ["--socket", daemon.socketPath, "--json", "list"],
+            ["--json", "list", "--socket", daemon.socketPath],
+            ["--socket", "/nonexistent/pinvault.socket", "list", "--json", "--socket", daemon.socketPath],
+        ] {
+            let result = try PinVaultBinary.run(arguments)
+            XCTAssertEqual(result.status, 0, "\(arguments): \(result)")
+            XCTAssertEqual(result.standardOutput, after.standardOutput, "\(arguments)")
+        }
+        let listed = try Self.object(after.standardOutput)["credentials"] as? [[String: Any]]
+        XCTAssertEqual(listed?.map { $0["keyId"] as? String }, [keyId])
+
+        // A subcommand's subcommand, a PIN on stdin: the options reach it from the front.
+        let begun = try PinVaultBinary.run(["--json", "--socket", daemon.socketPath, "unregister", "begin", "alice", "--pin-stdin"],
+                                           input: pin + "\n")
+        XCTAssertEqual(begun.status, 0, begun.description)
+        XCTAssertEqual(try Self.object(begun.standardOutput)["keyId"] as? String, keyId)
+
+        // Before the command, the socket is the one used: a wrong one fails as after it.
+        let unreachable = try PinVaultBinary.run(["--socket", "/nonexistent/pinvault.socket", "policy"])
+        XCTAssertEqual(unreachable.status, 69, unreachable.description)
+        XCTAssertTrue(unreachable.standardError.contains("/nonexistent/pinvault.socket"), unreachable.description)
+        // The agent takes --socket in either place, and refuses --json in either.
+        for arguments in [["--json", "agent"], ["agent", "--json"]] {
+            let refused = try PinVaultBinary.run(arguments)
+            XCTAssertEqual(refused.status, 64, "\(arguments): \(refused)")
+            XCTAssertTrue(refused.standardError.contains("--json"), refused.description)
+        }
+    }
+
     func testCheckPin_ofAGoodPin_exitsZero_withValidTrue() throws {
         let reply = try pinvaultJSON(["check-pin", "--pin-stdin"], input: pin + "\n")
         XCTAssertEqual(reply["valid"] as? Bool, true)

@@ -30,6 +30,9 @@ final class ErrorMappingTests: XCTestCase {
              .unregistrationPending(expiresAt: Date(timeIntervalSince1970: 1_769_860_800))),
             (#"{"error":"io.pinvault.Vault.InvalidToken","parameters":{}}"#, .invalidToken),
             (#"{"error":"io.pinvault.Vault.Busy","parameters":{"retryAfterMilliseconds":250}}"#, .busy(retryAfter: .milliseconds(250))),
+            (#"{"error":"io.pinvault.Vault.Conflict","parameters":{}}"#, .conflict),
+            (#"{"error":"io.pinvault.Vault.ShuttingDown"}"#, .shuttingDown),
+            (#"{"error":"io.pinvault.Vault.TooManySessions","parameters":{"limit":16}}"#, .tooManySessions(limit: 16)),
             (#"{"error":"io.pinvault.Vault.InternalError","parameters":{}}"#, .internalError),
         ]
         for (reply, expected) in cases {
@@ -85,7 +88,8 @@ final class ErrorMappingTests: XCTestCase {
             .wrongPin(remainingAttempts: 1), .lockedOut(retryAfter: .milliseconds(1500)), .credentialBlocked, .credentialWiped,
             .pinPolicyViolation([.denyListed, .tooShort]), .noSuchCredential, .ambiguousCredential(keyIds: ["k1", "k2"]),
             .tooManyCredentials(limit: 8), .unregistrationPending(expiresAt: Date(timeIntervalSince1970: 1_769_860_800)),
-            .invalidToken, .busy(retryAfter: .milliseconds(250)), .internalError, .invalidParameter("user"), .permissionDenied,
+            .invalidToken, .busy(retryAfter: .milliseconds(250)), .conflict, .shuttingDown, .tooManySessions(limit: 16),
+            .internalError, .invalidParameter("user"), .permissionDenied,
             .methodNotFound("M"), .interfaceNotFound("I"), .daemonUnavailable(socketPath: "/run/x", errno: ENOENT),
             .connectionLost, .timedOut, .cancelled, .protocolError("why"), .pinConsumed,
         ]

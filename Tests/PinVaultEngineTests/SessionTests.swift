@@ -212,7 +212,7 @@ final class SessionTests: XCTestCase {
         _ = try unlock(f, keys[0])
         _ = try unlock(f, keys[1])
         let evaluations = f.kdfEvaluations
-        XCTAssertEqual(try unlock(f, keys[2], pin: wrong).failure, .tooManyCredentials(limit: 2))
+        XCTAssertEqual(try unlock(f, keys[2], pin: wrong).failure, .tooManySessions(limit: 2))
         XCTAssertEqual(f.kdfEvaluations, evaluations, "a refused Unlock ran the KDF")
         XCTAssertEqual(try f.record(keys[2])?.failedAttempts, 0, "a refused Unlock counted")
         guard case .success(.unlocked) = try unlock(f, keys[1]) else { return XCTFail("an open session could not be extended") }
@@ -260,6 +260,29 @@ final class SessionTests: XCTestCase {
             ttlNanoseconds: 1_000_000_000, wallUntil: 0, boundConnection: 9, abandoned: { true }
         )) { XCTAssertEqual($0 as? SessionTable.Refusal, .abandoned) }
         XCTAssertEqual(f.engine.sessions.count, 0, "a session opened for a connection that had gone")
+        XCTAssertFalse(isUnlocked(f, keyId))
+    }
+
+    /// Through the engine: an Unlock whose peer leaves once its PIN is being checked (the
+    /// call turns cancelled when the KDF has run) is not answered, opens no session, and
+    /// leaves nothing counted: no answer can mean Busy or anything else to anyone.
+    func testAnUnlockAbandonedDuringItsKDF_isNotAnswered_opensNothing_andCountsNothing() throws {
+        let f = try fixture()
+        let keyId = try f.register(user: "alice", pin: pin)
+        let before = f.kdfEvaluations
+        let engine = f.engine
+        let answered = ConditionLock()
+        nonisolated(unsafe) var answers: [Result<VaultResult, VaultError>] = []
+        f.engine.submit(
+            .unlock(user: "alice", keyId: keyId, pin: try f.secret(pin), ttlSeconds: 60, boundConnection: 9),
+            from: f.caller, isCancelled: { engine.stats.snapshot(kdf: .init(queued: 0, running: 0)).kdfEvaluations > before }
+        ) { result in answered.withLock { answers.append(result) } }
+        // One KDF thread (the fixture's): once an Authenticate after it is answered, the
+        // Unlock's job, and whatever it answered, is over.
+        XCTAssertNotNil(try f.authenticate(user: "alice", pin: pin).get())
+        XCTAssertEqual(answered.withLock { answers.count }, 0, "an abandoned Unlock was answered: \(answers)")
+        XCTAssertEqual(f.engine.sessions.count, 0, "a session opened for a call nobody waits for")
+        XCTAssertEqual(try f.record(keyId)?.failedAttempts, 0, "the abandoned Unlock's attempt stayed counted")
         XCTAssertFalse(isUnlocked(f, keyId))
     }
 

@@ -101,11 +101,16 @@ final class WorkPoolCancellationTests: XCTestCase {
             XCTAssertEqual(pool.submit(uid: 2, isCancelled: { hangUp.isCancelled }, job), .accepted)
         }
         hangUp.happen()
+        // A full queue answers the hint (a stopped pool answers `.stopping`, no hint):
+        // the worker held at the gate, the queue filled by uid 4 up to its quota.
+        for _ in 0..<32 {
+            XCTAssertEqual(pool.submit(uid: 4, {}), .accepted)
+        }
+        guard case .busy(let retry) = pool.submit(uid: 3, {}) else { return XCTFail("a full pool answers busy") }
+        XCTAssertGreaterThanOrEqual(retry, 80, "jobs ahead at a mean of 80 ms or more")
         gate.release()
         pool.shutdown()
         XCTAssertEqual(runs.value, 0)
-
-        guard case .busy(let retry) = pool.submit(uid: 3, {}) else { return XCTFail("a stopped pool answers busy") }
-        XCTAssertGreaterThanOrEqual(retry, 80, "one job ahead at a mean of 80 ms or more")
+        XCTAssertEqual(pool.submit(uid: 3, {}), .stopping, "a stopped pool takes no job, and says it stops")
     }
 }

@@ -78,7 +78,7 @@ final class LockoutTests: DaemonTestCase {
             XCTAssertError(try client.authenticate(user: "dave", pin: wrongPin), "WrongPin")
         }
         var last: VarlinkResponse?
-        let accepted = try eventually(timeout: 4) {
+        let accepted = try eventually(timeout: 30) {
             let reply = try client.authenticate(user: "dave", pin: pin)
             last = reply
             return reply.error == nil

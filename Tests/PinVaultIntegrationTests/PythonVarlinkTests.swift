@@ -11,6 +11,8 @@ final class PythonVarlinkTests: DaemonTestCase {
     def show(name, value):
         print(json.dumps({"step": name, "result": value}), flush=True)
     with varlink.Client(address="unix:" + path) as client, client.open("io.pinvault.Vault") as vault:
+        with client.open("org.varlink.service") as service:
+            show("GetInfo", service.GetInfo())
         show("GetPolicy", vault.GetPolicy())
         show("Register", vault.Register("python", pin, "from python"))
         show("Authenticate", vault.Authenticate(user="python", pin=pin, challenge=base64.b64encode(b"hello python").decode()))
@@ -33,6 +35,11 @@ final class PythonVarlinkTests: DaemonTestCase {
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             steps[try XCTUnwrap(object["step"] as? String)] = object["result"]
         }
+        // GetInfo names no invented home page: url is declared `string`, so it is there, empty.
+        let info = try XCTUnwrap(steps["GetInfo"] as? [String: Any], result.description)
+        XCTAssertEqual(info["vendor"] as? String, "PinVault")
+        XCTAssertEqual(info["url"] as? String, "", "GetInfo's url")
+        XCTAssertEqual(info["interfaces"] as? [String], ["org.varlink.service", "io.pinvault.Vault"])
         let policy = try XCTUnwrap((steps["GetPolicy"] as? [String: Any])?["policy"] as? [String: Any], result.description)
         XCTAssertEqual(policy["minLength"] as? Int, 6)
         let credential = try XCTUnwrap((steps["Register"] as? [String: Any])?["credential"] as? [String: Any], result.description)

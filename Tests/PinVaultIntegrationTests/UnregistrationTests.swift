@@ -64,7 +64,7 @@ final class UnregistrationTests: DaemonTestCase {
         let (keyId, token, _) = try begin("carol")
         XCTAssertError(try client.authenticate(user: "carol", pin: pin), "UnregistrationPending")
         var last: VarlinkResponse?
-        let active = try eventually(timeout: 4) {
+        let active = try eventually(timeout: 30) {
             let reply = try client.authenticate(user: "carol", pin: pin)
             last = reply
             return reply.error == nil

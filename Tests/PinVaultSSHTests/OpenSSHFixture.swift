@@ -196,17 +196,30 @@ final class OpenSSHFixture {
     /// The unlocked key works: listed with its fingerprint, ssh logs in and runs a
     /// command, and a git-style signature verifies.
     func assertAllWorks(file: StaticString = #filePath, line: UInt = #line) throws {
+        for failure in try failuresOfAllWorks() {
+            XCTFail(failure, file: file, line: line)
+        }
+    }
+
+    /// What of `assertAllWorks` does not work, each with what it saw; empty when all does.
+    func failuresOfAllWorks() throws -> [String] {
+        var failures: [String] = []
         let listed = try sshAddList()
-        XCTAssertEqual(listed.status, 0, "ssh-add -l: \(listed)", file: file, line: line)
-        XCTAssertTrue(listed.standardOutput.contains(try fingerprint()), "ssh-add -l: \(listed.standardOutput)", file: file, line: line)
-        XCTAssertTrue(listed.standardOutput.contains("\(user.name) (ssh)"), listed.standardOutput, file: file, line: line)
+        let fingerprint = try fingerprint()
+        if listed.status != 0 || !listed.standardOutput.contains(fingerprint)
+            || !listed.standardOutput.contains("\(user.name) (ssh)") {
+            failures.append("ssh-add -l does not list the key: \(listed)")
+        }
         let login = try ssh("echo pinvault-ssh-ok; id -un")
-        XCTAssertEqual(login.status, 0, "ssh: \(login)\nsshd:\n\(server.log)", file: file, line: line)
-        XCTAssertEqual(login.standardOutput, "pinvault-ssh-ok\n\(user.name)\n", file: file, line: line)
+        if login.status != 0 || login.standardOutput != "pinvault-ssh-ok\n\(user.name)\n" {
+            failures.append("ssh: \(login)\nsshd:\n\(server.log)")
+        }
         let (signed, verified) = try signAndVerify("commit 1\n")
-        XCTAssertEqual(signed.status, 0, "ssh-keygen -Y sign: \(signed)", file: file, line: line)
-        XCTAssertEqual(verified?.status, 0, "ssh-keygen -Y verify: \(String(describing: verified))", file: file, line: line)
-        XCTAssertTrue(verified?.standardOutput.contains("Good \"git\" signature for \(user.name)") == true,
-                      "\(String(describing: verified))", file: file, line: line)
+        if signed.status != 0 {
+            failures.append("ssh-keygen -Y sign: \(signed)")
+        } else if verified?.status != 0 || verified?.standardOutput.contains("Good \"git\" signature for \(user.name)") != true {
+            failures.append("ssh-keygen -Y verify: \(String(describing: verified))")
+        }
+        return failures
     }
 }

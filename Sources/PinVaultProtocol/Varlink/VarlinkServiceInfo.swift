@@ -6,14 +6,17 @@ public struct VarlinkServiceInfo: Equatable, Sendable {
     public var product: String
     /// The product version.
     public var version: String
-    /// Where to learn more.
+    /// Where to learn more; empty when the service names no such page.
     public var url: String
     /// The interfaces served, `org.varlink.service` included.
     public var interfaces: [String]
 
-    /// PinVault's answer: vendor `PinVault`, product `pinvaultd`, the given version and url,
-    /// both interfaces.
-    public static func pinVault(version: String, url: String) -> VarlinkServiceInfo {
+    /// PinVault's answer: vendor `PinVault`, product `pinvaultd`, the given version, both
+    /// interfaces, and an empty url: PinVault has no public home page to name, and
+    /// org.varlink.service declares `url: string` (not `?string`), which systemd's
+    /// varlinkctl and the Python varlink package both require, so the field is sent
+    /// empty rather than left out or filled with an invented address.
+    public static func pinVault(version: String, url: String = "") -> VarlinkServiceInfo {
         VarlinkServiceInfo(
             vendor: "PinVault",
             product: "pinvaultd",
