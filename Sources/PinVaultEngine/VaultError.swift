@@ -57,7 +57,7 @@ public enum VaultError: Error, Equatable, Sendable {
     /// confirmed this signature (only the per-user agent can ask). Nothing signed.
     case confirmationRequired
     /// Not an OpenSSH user certificate of the credential's key (malformed, of another
-    /// key, a host certificate), or, to remove, not one attached. Nothing changed.
+    /// key, a host certificate). Nothing changed.
     case invalidCertificate
     /// The credential carries as many certificates as it may.
     case tooManyCertificates(limit: Int)

@@ -23,11 +23,9 @@ struct EngineAgentBackend: SSHAgentBackend {
     func identities(_ call: AgentCall, answer: @escaping @Sendable ([SSHAgentReply.Identity]?) -> Void) {
         submit(.unlockedKeys(access: .sshAgent), call) { result in
             guard case .success(.unlockedKeys(let keys)) = result else { return answer(nil) }
-            answer(keys.flatMap { key in
-                let comment = SSHEd25519.comment(user: key.user, label: key.label)
-                return [SSHAgentReply.Identity(publicKey: key.publicKey, comment: comment)]
-                    + key.certificates.map { SSHAgentReply.Identity(keyBlob: $0, comment: comment + " (certificate)") }
-            })
+            answer(SSHAgentOffer.identities(keys.map {
+                SSHAgentOffer(publicKey: $0.publicKey, user: $0.user, label: $0.label, certificates: $0.certificates)
+            }))
         }
     }
 
@@ -56,10 +54,7 @@ struct EngineAgentBackend: SSHAgentBackend {
     /// The keyId of an `ssh-ed25519` key blob, or of the key an Ed25519 certificate
     /// certifies; nil for any other blob (none of ours).
     static func keyId(ofBlob blob: [UInt8]) -> KeyID? {
-        let publicKey: [UInt8]? = blob.withUnsafeBytes { bytes in
-            (try? SSHEd25519.publicKey(fromBlob: bytes)) ?? (try? SSHCertificate(blob: bytes))?.publicKey
-        }
-        return publicKey.flatMap { try? KeyID(publicKey: $0) }
+        SSHAgentOffer.publicKey(ofBlob: blob).flatMap { try? KeyID(publicKey: $0) }
     }
 
     private func submit(

@@ -50,11 +50,9 @@ final class UserAgentBackend: SSHAgentBackend {
     func identities(_ call: AgentCall, answer: @escaping @Sendable ([SSHAgentReply.Identity]?) -> Void) {
         serve(call, answer: answer) { [self] in
             let credentials = try await withClient(call, retrying: true) { try await $0.list(purpose: .ssh) }
-            return credentials.flatMap { credential -> [SSHAgentReply.Identity] in
-                let comment = SSHEd25519.comment(user: credential.user, label: credential.label)
-                return [SSHAgentReply.Identity(publicKey: credential.publicKey, comment: comment)]
-                    + credential.sshCertificates.map { SSHAgentReply.Identity(keyBlob: $0, comment: comment + " (certificate)") }
-            }
+            return SSHAgentOffer.identities(credentials.map {
+                SSHAgentOffer(publicKey: $0.publicKey, user: $0.user, label: $0.label, certificates: $0.sshCertificates)
+            })
         }
     }
 
@@ -66,7 +64,7 @@ final class UserAgentBackend: SSHAgentBackend {
         // takes the full way; any other refusal is the answer.
         // Only with a client already connected: a connect could block the loop.
         guard configuration.confirm.isEmpty, call.peer.uid == owner || call.peer.uid == 0,
-              let publicKey = Self.publicKey(ofBlob: keyBlob), let keyId = try? KeyID(publicKey: publicKey),
+              let publicKey = SSHAgentOffer.publicKey(ofBlob: keyBlob), let keyId = try? KeyID(publicKey: publicKey),
               let client = clients.withLock({ $0[call.connection] })
         else { return fullWay() }
         inFlight.add(1, ordering: .relaxed)
@@ -87,7 +85,7 @@ final class UserAgentBackend: SSHAgentBackend {
         serve(call, answer: { answer($0 ?? false) }) { [self] in
             let credentials = try await withClient(call, retrying: true) { try await $0.list(purpose: .ssh) }
             let chosen = credentials.filter { credential in
-                credential.unlockedUntil != nil && (keyBlob.map { Self.publicKey(ofBlob: $0) == credential.publicKey } ?? true)
+                credential.unlockedUntil != nil && (keyBlob.map { SSHAgentOffer.publicKey(ofBlob: $0) == credential.publicKey } ?? true)
             }
             for credential in chosen {
                 _ = try await withClient(call, retrying: true) { try await $0.lock(keyId: credential.keyId) }
@@ -103,7 +101,7 @@ final class UserAgentBackend: SSHAgentBackend {
     // MARK: Signing
 
     private func signature(keyBlob: [UInt8], data: [UInt8], _ call: AgentCall) async throws -> [UInt8] {
-        guard let publicKey = Self.publicKey(ofBlob: keyBlob) else { throw Refused() }
+        guard let publicKey = SSHAgentOffer.publicKey(ofBlob: keyBlob) else { throw Refused() }
         let credentials = try await withClient(call, retrying: true) { try await $0.list(purpose: .ssh) }
         guard let credential = credentials.first(where: { $0.publicKey == publicKey }) else { throw Refused() }
         let forwarded = call.state.isForwarded
@@ -188,6 +186,11 @@ final class UserAgentBackend: SSHAgentBackend {
                     case .invalidParameter:
                         // Not a PIN the daemon takes (too long, not UTF-8): nothing was counted.
                         error = "That is not a PIN: \(failure.description)"
+                    case .conflict:
+                        // The credential changed while the PIN was checked; nothing was counted.
+                        error = "The key changed meanwhile: type the PIN again"
+                    case .tooManySessions:
+                        try await refuse(call, "PinVault: " + failure.description + " (pinvault lock ends sessions)")
                     default:
                         throw failure
                     }
@@ -281,13 +284,6 @@ final class UserAgentBackend: SSHAgentBackend {
 
     private static func connectionGone(_ error: PinVaultError) -> Bool {
         [.connectionLost, .daemonUnavailable, .timedOut].contains(error.code)
-    }
-
-    /// The raw public key of an `ssh-ed25519` key blob or of an Ed25519 certificate.
-    static func publicKey(ofBlob blob: [UInt8]) -> [UInt8]? {
-        blob.withUnsafeBytes { bytes in
-            (try? SSHEd25519.publicKey(fromBlob: bytes)) ?? (try? SSHCertificate(blob: bytes))?.publicKey
-        }
     }
 
     struct Refused: Error {}

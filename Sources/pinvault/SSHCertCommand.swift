@@ -108,8 +108,10 @@ struct SSHCertListCommand: AsyncParsableCommand {
             }
             console.show(.object([("sshCertificates", .array(certificates.map { .string($0.line(comment: nil)) }))])) {
                 for certificate in certificates {
+                    // A CA's key id and principals are the CA's text: escaped for the terminal.
                     let principals = certificate.principals.map { String(decoding: $0, as: UTF8.self) }.joined(separator: ",")
-                    console.say(certificate.line(comment: "id=\(String(decoding: certificate.keyId, as: UTF8.self)) principals=\(principals)"))
+                    let keyId = String(decoding: certificate.keyId, as: UTF8.self)
+                    console.say(certificate.line(comment: TerminalText.escaped("id=\(keyId) principals=\(principals)")))
                 }
             }
             return .success
