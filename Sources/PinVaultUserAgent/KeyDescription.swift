@@ -68,7 +68,7 @@ enum KnownHosts {
         for file in files {
             guard let bytes = try? RegularFile.read(path: file, maxBytes: maxFileBytes) else { continue }
             for line in bytes.split(separator: UInt8(ascii: "\n")) {
-                let fields = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: true)
+                let fields = line.split(omittingEmptySubsequences: true) { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
                 guard fields.count >= 3, fields[0].first != UInt8(ascii: "#"), fields[0].first != UInt8(ascii: "@") else { continue }
                 guard let blob = try? Base64.decode(String(decoding: fields[2], as: UTF8.self)), blob == hostKey else { continue }
                 for name in fields[0].split(separator: UInt8(ascii: ",")) where name.first != UInt8(ascii: "|") {
