@@ -25,7 +25,9 @@
 #    - pinvaultd runs as the pinvault user (in a network namespace of its own, so it
 #      could reach nothing but its loopback), and pinvault registers, authenticates
 #      and is refused a wrong PIN as another uid; its ssh-agent socket lists that
-#      uid's key once unlocked and not after lock; pamtester (from Debian) signs
+#      uid's key once unlocked and not after lock; pinvault agent, run as that uid,
+#      lists it locked and stops cleanly on SIGTERM (its user units installed, enabled
+#      for nobody); pamtester (from Debian) signs
 #      in through pam_pinvault.so with the right PIN and is refused a wrong one;
 #      on a release whose systemd has varlinkctl (254 and later: trixie), varlinkctl
 #      reads the daemon's info and interface and calls GetPolicy;
@@ -216,7 +218,7 @@ if [ "${1:-}" = --inside ]; then
 			read($s, my $length, 4) == 4 or die "no reply\n";
 			read($s, my $body, unpack("N", $length)) == unpack("N", $length) or die "short reply\n";
 			my ($type, $count) = unpack("CN", $body);
-			print "$type ", $count // 0, "\n";' "$agent"
+			print "$type ", $count // 0, "\n";' "${1:-$agent}"
 	}
 	[ "$(identities)" = "12 0" ] || fail "the agent before unlock answered: $(identities)"
 	for user in alice@example.org alice-ssh; do
@@ -225,6 +227,30 @@ if [ "${1:-}" = --inside ]; then
 	[ "$(identities)" = "12 1" ] || fail "the agent after unlocking an app's key and an ssh key answered: $(identities)"
 	expect_status 0 "lock" pinvault lock --all >/dev/null
 	[ "$(identities)" = "12 0" ] || fail "the agent after lock answered: $(identities)"
+
+	step "pinvault agent: its user units, enabled for nobody; run as uid $user_uid, it lists the locked ssh key"
+	for unit in pinvault-agent.socket pinvault-agent.service; do
+		[ -f "$root/usr/lib/systemd/user/$unit" ] || fail "/usr/lib/systemd/user/$unit missing"
+	done
+	grep -qx 'ExecStart=/usr/bin/pinvault agent' "$root/usr/lib/systemd/user/pinvault-agent.service" \
+		|| fail "pinvault-agent.service does not run /usr/bin/pinvault agent"
+	[ ! -e "$root/etc/systemd/user/sockets.target.wants/pinvault-agent.socket" ] || fail "pinvault-agent.socket enabled for every user"
+	in_root install -d -o "$user_uid" -g "$user_uid" -m 0700 /tmp/agent-home
+	unshare --net -- chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin LANG=C.UTF-8 PINVAULT_SOCKET="$socket" \
+		HOME=/tmp/agent-home setpriv --reuid="$user_uid" --regid="$user_uid" --clear-groups -- \
+		/usr/bin/pinvault agent --agent-socket /tmp/agent-home/agent.sock >"$root/tmp/agent.log" 2>&1 &
+	agent_pid=$!
+	tries=0
+	until [ -S "$root/tmp/agent-home/agent.sock" ]; do
+		tries=$((tries + 1))
+		[ "$tries" -lt 300 ] && kill -0 "$agent_pid" 2>/dev/null || { cat "$root/tmp/agent.log" >&2; fail "pinvault agent did not serve"; }
+		sleep 0.1
+	done
+	[ "$(identities /tmp/agent-home/agent.sock)" = "12 1" ] || fail "pinvault agent answered: $(identities /tmp/agent-home/agent.sock)"
+	kill -TERM "$agent_pid"
+	agent_status=0
+	wait "$agent_pid" || agent_status=$?
+	[ "$agent_status" = 0 ] || { cat "$root/tmp/agent.log" >&2; fail "pinvault agent exited $agent_status on SIGTERM"; }
 	expect_status 0 "wipe the ssh key" pinvault wipe alice-ssh --yes --pin-stdin <<<"$pin" >/dev/null
 
 	step "pam_pinvault through pamtester: a right PIN signs in, a wrong one is counted"
