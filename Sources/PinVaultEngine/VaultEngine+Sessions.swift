@@ -19,8 +19,10 @@ extension VaultEngine {
         let owner = call.caller.uid
         let admitting: @Sendable (CredentialRecord) throws(VaultError) -> Void = { [sessions] record throws(VaultError) in
             // A full table is refused before the PIN: no KDF, nothing counted.
-            if case .full(let limit) = sessions.admits(record.keyId, owner: owner) {
-                throw .tooManyCredentials(limit: limit)
+            switch sessions.admits(record.keyId, owner: owner) {
+            case .full(let limit): throw .tooManyCredentials(limit: limit)
+            case .otherOwner: throw .noSuchCredential
+            case nil, .abandoned, .stopping: break
             }
         }
         let use = KeyUse(access: .unlock, message: nil)
@@ -69,6 +71,7 @@ extension VaultEngine {
                 switch error {
                 case .full(let limit): throw VaultError.tooManyCredentials(limit: limit)
                 case .abandoned, .stopping: throw VaultError.busy(retryAfterMilliseconds: 50)
+                case .otherOwner: throw VaultError.noSuchCredential
                 }
             }
         }

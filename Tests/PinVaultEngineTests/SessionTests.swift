@@ -263,6 +263,26 @@ final class SessionTests: XCTestCase {
         XCTAssertFalse(isUnlocked(f, keyId))
     }
 
+    /// A key id is one credential's, so one owner's; the table checks it all the same
+    /// before it extends a session, and leaves the owner's session as it was.
+    func testExtendingASession_asAnotherOwner_isRefused_andLeavesTheOwnersSessionAlone() throws {
+        let f = try fixture()
+        let keyId = try f.register(user: "alice", pin: pin)
+        guard case .success(.unlocked(_, let until, _)) = try unlock(f, keyId, ttl: 60, bound: 7) else { return XCTFail() }
+        let key = try ProtectedSigningKey(seed: try SecretBytes.random(count: 32))
+        XCTAssertEqual(f.engine.sessions.admits(keyId, owner: other.uid), .otherOwner)
+        XCTAssertThrowsError(try f.engine.sessions.open(
+            keyId: keyId, owner: other.uid, user: "alice", label: nil, purpose: .authenticate, key: key,
+            ttlNanoseconds: 3_600_000_000_000, wallUntil: until + 3540, boundConnection: 9, abandoned: { false }
+        )) { XCTAssertEqual($0 as? SessionTable.Refusal, .otherOwner) }
+        XCTAssertEqual(f.engine.sessions.unlockedUntil(keyId, owner: f.caller.uid, wallNow: f.engine.now()), until)
+        XCTAssertNil(f.engine.sessions.unlockedUntil(keyId, owner: other.uid, wallNow: f.engine.now()))
+        f.engine.endSessions(boundTo: 9)
+        XCTAssertTrue(isUnlocked(f, keyId), "another owner's Unlock rebound the session to its connection")
+        f.engine.endSessions(boundTo: 7)
+        XCTAssertFalse(isUnlocked(f, keyId))
+    }
+
     func testChangePin_endsTheSession() throws {
         let f = try fixture()
         let keyId = try f.register(user: "alice", pin: pin)

@@ -58,6 +58,10 @@ final class SessionTable: @unchecked Sendable {
         /// no one learned of is not opened, and a bound one would never end.
         case abandoned
         case stopping
+        /// Another uid's session is open on this key id. Unreachable while a key id
+        /// names one credential of one owner; checked all the same, so that no Unlock
+        /// ever extends, or rebinds, a session that is not its caller's.
+        case otherOwner
     }
 
     /// Whether `owner` may open one more session on `keyId` now (an open one is
@@ -69,7 +73,7 @@ final class SessionTable: @unchecked Sendable {
 
     private func refusal(_ keyId: KeyID, owner: UInt32) -> Refusal? {
         if stopping { return .stopping }
-        if let open = sessions[keyId], open.owner == owner { return nil }
+        if let open = sessions[keyId] { return open.owner == owner ? nil : .otherOwner }
         if perUid[owner, default: 0] >= limits.maxPerUid { return .full(limit: limits.maxPerUid) }
         if sessions.count >= limits.maxTotal { return .full(limit: limits.maxTotal) }
         return nil
@@ -83,8 +87,9 @@ final class SessionTable: @unchecked Sendable {
         case extended
     }
 
-    /// Opens a session on `key` for `ttl` nanoseconds, or extends the open one (the
-    /// later Unlock decides its deadline and binding). `abandoned` is asked under the
+    /// Opens a session on `key` for `ttl` nanoseconds, or extends `owner`'s open one
+    /// (the later Unlock decides its deadline and binding); another uid's session on
+    /// the key is never touched (`otherOwner`). `abandoned` is asked under the
     /// lock, so that a connection closing at any moment either finds the session
     /// (`endSessions(boundTo:)`) or keeps it from opening.
     func open(
