@@ -332,12 +332,14 @@ final class SessionTests: XCTestCase {
         XCTAssertFalse(isUnlocked(f, keyId))
     }
 
-    func testUnblock_endsTheSession() throws {
+    /// Unblock changes only a blocked credential, which has no session (the block ended
+    /// it): an open session stays open (`AdminUnblockTests`).
+    func testUnblock_ofAnUnlockedCredential_changesNothing_andTheSessionStays() throws {
         let f = try fixture()
         let keyId = try f.register(user: "alice", pin: pin)
         _ = try unlock(f, keyId)
         guard case .success = f.submit(.unblock(ownerUid: f.caller.uid, user: "alice", keyId: keyId), as: admin) else { return XCTFail() }
-        XCTAssertFalse(isUnlocked(f, keyId))
+        XCTAssertTrue(isUnlocked(f, keyId))
     }
 
     func testReset_endsEverySession() throws {
