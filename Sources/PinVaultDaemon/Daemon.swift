@@ -226,6 +226,7 @@ public enum Daemon {
             return ServerLimits(
                 maxConnections: configuration.server.maxConnections,
                 maxConnectionsPerUid: configuration.server.maxConnectionsPerUid,
+                maxMessageBytes: configuration.server.maxMessageBytes,
                 idleTimeoutSeconds: configuration.server.idleTimeoutSeconds,
                 exitOnIdleSeconds: configuration.server.exitOnIdleSeconds,
                 allowedGroups: allowed,

@@ -16,10 +16,10 @@ extension VaultEngine {
         let maxTtl = settings.sessionMaxTtlSeconds
         guard maxTtl > 0 else { return call.finish(.failure(.permissionDenied)) }
         let ttl = min(max(ttlSeconds, 1), maxTtl)
-        let owner = call.caller.uid
+        let owner = call.caller.uid, isAdmin = call.caller.isAdmin
         let admitting: @Sendable (CredentialRecord) throws(VaultError) -> Void = { [sessions] record throws(VaultError) in
             // A full table is refused before the PIN: no KDF, nothing counted.
-            switch sessions.admits(record.keyId, owner: owner) {
+            switch sessions.admits(record.keyId, owner: owner, isAdmin: isAdmin) {
             case .full(let limit): throw .tooManyCredentials(limit: limit)
             case .otherOwner: throw .noSuchCredential
             case nil, .abandoned, .stopping: break
@@ -61,7 +61,7 @@ extension VaultEngine {
             try writer.update(updated)
             do throws(SessionTable.Refusal) {
                 return try sessions.open(
-                    keyId: record.keyId, owner: record.ownerUid, user: record.user, label: record.label,
+                    keyId: record.keyId, owner: record.ownerUid, isAdmin: call.caller.isAdmin, user: record.user, label: record.label,
                     purpose: record.purpose, key: key,
                     ttlNanoseconds: UInt64(ttlSeconds) * 1_000_000_000, wallUntil: time + ttlSeconds,
                     boundConnection: boundConnection,
