@@ -273,7 +273,9 @@ install: $(if $(INSTALL_FROM),,install-build) pam
 		-e 's|^LoadCredentialEncrypted=pinvault.pepper:/etc/credstore.encrypted/|LoadCredentialEncrypted=pinvault.pepper:$(CREDSTORE)/|' \
 		systemd/pinvaultd.service > $(DESTDIR)$(UNITDIR)/pinvaultd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/pinvaultd.service
-	install -m 0644 systemd/pinvaultd.socket $(DESTDIR)$(UNITDIR)/pinvaultd.socket
+	sed -e 's|^ExecStartPre=/usr/local/sbin/pinvault-seal-pepper --check --output=/etc/credstore.encrypted/|ExecStartPre=$(SBINDIR)/pinvault-seal-pepper --check --output=$(CREDSTORE)/|' \
+		systemd/pinvaultd.socket > $(DESTDIR)$(UNITDIR)/pinvaultd.socket
+	chmod 0644 $(DESTDIR)$(UNITDIR)/pinvaultd.socket
 	install -m 0644 packaging/sysusers.d-pinvault.conf $(DESTDIR)$(SYSUSERSDIR)/pinvault.conf
 	@# An edited configuration or deny list is kept; the new default goes beside it.
 	for file in pinvaultd.toml deny-list.txt; do \

@@ -5,10 +5,11 @@
 #
 #   scripts/check-units.sh UNIT_DIR [ROOT]
 #
-# UNIT_DIR holds pinvaultd.service and pinvaultd.socket. ExecStart='s binary is looked
-# for under ROOT (a DESTDIR; default /). When it is not there (the repository's units,
-# nothing installed), an executable stand-in takes its place, since verify only checks
-# that the command is executable. Exits 77 when systemd-analyze is absent.
+# UNIT_DIR holds pinvaultd.service and pinvaultd.socket. The service's ExecStart= and
+# the socket's ExecStartPre= (pinvault-seal-pepper --check) are looked for under ROOT (a
+# DESTDIR; default /). When one is not there (the repository's units, nothing
+# installed), an executable stand-in takes its place, since verify only checks that the
+# command is executable. Exits 77 when systemd-analyze is absent.
 set -eu
 
 units=${1:?usage: check-units.sh UNIT_DIR [ROOT]}
@@ -33,7 +34,17 @@ else
 	echo "check-units: $root$binary absent; verifying with a stand-in executable"
 fi
 sed "s|^ExecStart=$binary|ExecStart=$executable|" "$units/pinvaultd.service" >"$scratch/pinvaultd.service"
-cp "$units/pinvaultd.socket" "$scratch/pinvaultd.socket"
+# The socket's ExecStartPre (pinvault-seal-pepper --check) likewise.
+check=$(sed -n 's/^ExecStartPre=\([^ ]*\).*/\1/p' "$units/pinvaultd.socket")
+if [ -n "$check" ] && [ ! -x "$root$check" ]; then
+	printf '#!/bin/sh\nexit 0\n' >"$scratch/pinvault-seal-pepper"
+	chmod 755 "$scratch/pinvault-seal-pepper"
+	sed "s|^ExecStartPre=$check|ExecStartPre=$scratch/pinvault-seal-pepper|" "$units/pinvaultd.socket" >"$scratch/pinvaultd.socket"
+elif [ -n "$check" ]; then
+	sed "s|^ExecStartPre=$check|ExecStartPre=$root$check|" "$units/pinvaultd.socket" >"$scratch/pinvaultd.socket"
+else
+	cp "$units/pinvaultd.socket" "$scratch/pinvaultd.socket"
+fi
 
 # verify prints problems on stderr and may still exit 0 for some: both count.
 if ! systemd-analyze verify --man=no "$scratch/pinvaultd.service" "$scratch/pinvaultd.socket" 2>"$scratch/verify.log" \
