@@ -286,7 +286,22 @@ final class SealPepperScriptTests: XCTestCase {
         let output = scratch + "/credstore/pinvault.pepper"
         let result = try run(["--with-key=host", "--state-directory=\(state)", "--output=\(output)"])
         XCTAssertEqual(result.status, 65, result.description)
-        XCTAssertTrue(result.standardError.contains("vault.sqlite is not a regular file"), result.description)
+        XCTAssertTrue(result.standardError.contains("vault.sqlite is a fifo, not a regular file"), result.description)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+    }
+
+    /// A FIFO at DIR/pepper: read once, without waiting for a writer, it is no pepper.
+    func testAFifoAtPepper_isRefused_withoutHanging() throws {
+        let daemon = try vaultWithACredential()
+        let (state, _, _) = try pinvaultOwnedState(daemon)
+        let fifo = state + "/pepper"
+        XCTAssertEqual(unlink(fifo), 0)
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        XCTAssertEqual(chown(fifo, Self.pinvaultUid, Self.pinvaultUid), 0)
+        let output = scratch + "/credstore/pinvault.pepper"
+        let result = try run(["--with-key=host", "--state-directory=\(state)", "--output=\(output)"])
+        XCTAssertEqual(result.status, 65, result.description)
+        XCTAssertTrue(result.standardError.contains("pepper is a fifo"), result.description)
         XCTAssertFalse(FileManager.default.fileExists(atPath: output))
     }
 }
