@@ -91,7 +91,8 @@ final class VaultModelTests: XCTestCase {
         XCTAssertEqual(VaultMethod.allCases.count, 16, "13 of the first release, and Unlock, Lock, Sign")
         XCTAssertEqual(VaultMethod.authenticate.qualifiedName, "io.pinvault.Vault.Authenticate")
         XCTAssertEqual(
-            VaultErrorName.allCases.count, 14, "the 11 errors of the first release, InternalError, NotUnlocked and WrongPurpose"
+            VaultErrorName.allCases.count, 15,
+            "the 11 errors of the first release, InternalError, NotUnlocked, WrongPurpose and UnblockRefused"
         )
         XCTAssertEqual(VaultErrorName(qualifiedName: "io.pinvault.Vault.WrongPin"), .wrongPin)
         XCTAssertNil(VaultErrorName(qualifiedName: "org.varlink.service.WrongPin"))
