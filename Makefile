@@ -283,7 +283,9 @@ install: $(if $(INSTALL_FROM),,install-build) pam
 		-e 's|^LoadCredentialEncrypted=pinvault.pepper:/etc/credstore.encrypted/|LoadCredentialEncrypted=pinvault.pepper:$(CREDSTORE)/|' \
 		systemd/pinvaultd.service > $(DESTDIR)$(UNITDIR)/pinvaultd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/pinvaultd.service
-	install -m 0644 systemd/pinvaultd.socket $(DESTDIR)$(UNITDIR)/pinvaultd.socket
+	sed -e 's|^ExecStartPre=/usr/local/sbin/pinvault-seal-pepper --check --output=/etc/credstore.encrypted/|ExecStartPre=$(SBINDIR)/pinvault-seal-pepper --check --output=$(CREDSTORE)/|' \
+		systemd/pinvaultd.socket > $(DESTDIR)$(UNITDIR)/pinvaultd.socket
+	chmod 0644 $(DESTDIR)$(UNITDIR)/pinvaultd.socket
 	@# Not enabled for anyone: each user enables it (README, "Use with ssh and git").
 	install -m 0644 systemd/user/pinvault-agent.socket $(DESTDIR)$(USERUNITDIR)/pinvault-agent.socket
 	sed -e 's|^ExecStart=/usr/bin/pinvault agent|ExecStart=$(BINDIR)/pinvault agent|' \

@@ -7,10 +7,11 @@
 #   scripts/check-units.sh UNIT_DIR [ROOT [USER_UNIT_DIR]]
 #
 # UNIT_DIR holds pinvaultd.service and pinvaultd.socket, USER_UNIT_DIR
-# pinvault-agent.service and pinvault-agent.socket. Each ExecStart='s binary is looked
-# for under ROOT (a DESTDIR; default /). When it is not there (the repository's units,
-# nothing installed), an executable stand-in takes its place, since verify only checks
-# that the command is executable. Exits 77 when systemd-analyze is absent.
+# pinvault-agent.service and pinvault-agent.socket. Each command a unit runs (the
+# services' ExecStart=, the socket's ExecStartPre= pinvault-seal-pepper --check) is
+# looked for under ROOT (a DESTDIR; default /). When it is not there (the repository's
+# units, nothing installed), an executable stand-in takes its place, since verify only
+# checks that the command is executable. Exits 77 when systemd-analyze is absent.
 set -eu
 
 units=${1:?usage: check-units.sh UNIT_DIR [ROOT]}
@@ -26,19 +27,23 @@ fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-# The unit $2 of directory $1, into the scratch directory, its ExecStart= pointing at
-# the installed binary or at a stand-in.
+# The unit $2 of directory $1, into the scratch directory, the command of its $3= (if it
+# has one) pointing at the installed program or at a stand-in.
 stage() {
-	binary=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$1/$2")
-	if [ -x "$root$binary" ]; then
-		executable="$root$binary"
+	program=$(sed -n "s/^$3=\([^ ]*\).*/\1/p" "$1/$2")
+	if [ -z "$program" ]; then
+		cp "$1/$2" "$scratch/$2"
+		return
+	fi
+	if [ -x "$root$program" ]; then
+		executable="$root$program"
 	else
-		executable="$scratch/$(basename "$binary")"
+		executable="$scratch/$(basename "$program")"
 		printf '#!/bin/sh\nexit 0\n' >"$executable"
 		chmod 755 "$executable"
-		echo "check-units: $root$binary absent; verifying $2 with a stand-in executable"
+		echo "check-units: $root$program absent; verifying $2 with a stand-in executable"
 	fi
-	sed "s|^ExecStart=$binary|ExecStart=$executable|" "$1/$2" >"$scratch/$2"
+	sed "s|^$3=$program|$3=$executable|" "$1/$2" >"$scratch/$2"
 }
 
 # verify prints problems on stderr and may still exit 0 for some: both count.
@@ -50,14 +55,14 @@ verify() {
 	fi
 }
 
-stage "$units" pinvaultd.service
-cp "$units/pinvaultd.socket" "$scratch/pinvaultd.socket"
+stage "$units" pinvaultd.service ExecStart
+stage "$units" pinvaultd.socket ExecStartPre
 verify "$scratch/pinvaultd.service" "$scratch/pinvaultd.socket"
 echo "check-units: systemd-analyze verify: ok"
 
 if [ -n "$user_units" ]; then
-	stage "$user_units" pinvault-agent.service
-	cp "$user_units/pinvault-agent.socket" "$scratch/pinvault-agent.socket"
+	stage "$user_units" pinvault-agent.service ExecStart
+	stage "$user_units" pinvault-agent.socket ExecStartPre
 	verify "$scratch/pinvault-agent.service" "$scratch/pinvault-agent.socket"
 	echo "check-units: systemd-analyze verify (user units): ok"
 fi

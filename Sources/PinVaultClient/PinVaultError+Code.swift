@@ -35,6 +35,10 @@ extension PinVaultError {
         public static let credentialBlocked = Code(.credentialBlocked)
         /// Too many wrong PINs: the credential has been deleted.
         public static let credentialWiped = Code(.credentialWiped)
+        /// `unblock` only: `wrongPins` wrong PINs (at least twice the daemon's
+        /// `maxAttempts`) were tried since the owner's last success, so no admin may
+        /// revive the credential. Nothing was changed; only deleting it is left.
+        public static let unblockRefused = Code(.unblockRefused)
         /// The PIN breaks rules of the policy (`violations`).
         public static let pinPolicyViolation = Code(.pinPolicyViolation)
         /// No such credential for the caller (another uid's credential is reported so too).
@@ -117,6 +121,7 @@ extension PinVaultError {
     public static func lockedOut(retryAfter: Duration) -> PinVaultError { .init(Code.lockedOut, .retryAfter(retryAfter)) }
     public static let credentialBlocked = PinVaultError(Code.credentialBlocked)
     public static let credentialWiped = PinVaultError(Code.credentialWiped)
+    public static func unblockRefused(wrongPins: Int) -> PinVaultError { .init(Code.unblockRefused, .wrongPins(wrongPins)) }
     public static func pinPolicyViolation(_ violations: [PinViolation]) -> PinVaultError { .init(Code.pinPolicyViolation, .violations(violations)) }
     public static let noSuchCredential = PinVaultError(Code.noSuchCredential)
     public static func ambiguousCredential(keyIds: [String]) -> PinVaultError { .init(Code.ambiguousCredential, .keyIds(keyIds)) }

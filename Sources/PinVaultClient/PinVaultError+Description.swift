@@ -15,6 +15,9 @@ extension PinVaultError {
             return "the credential is blocked after too many wrong PINs; an administrator must unblock it"
         case .credentialWiped:
             return "the credential was deleted after too many wrong PINs"
+        case .unblockRefused:
+            let tried = wrongPins ?? 0
+            return "the credential cannot be unblocked: \(tried) wrong PIN\(tried == 1 ? " was" : "s were") tried since its owner's last success; only deleting it is left"
         case .pinPolicyViolation:
             return violations.isEmpty
                 ? "the PIN does not meet the policy"

@@ -35,6 +35,8 @@ extension PinVaultError {
             return .credentialBlocked
         case .credentialWiped:
             return .credentialWiped
+        case .unblockRefused:
+            return .unblockRefused(wrongPins: Int(clamping: try int("wrongPins")))
         case .pinPolicyViolation:
             return .pinPolicyViolation(try strings("violations").map(PinViolation.init(rawValue:)))
         case .noSuchCredential:

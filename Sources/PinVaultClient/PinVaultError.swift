@@ -24,6 +24,7 @@ public struct PinVaultError: Error, Equatable, Sendable, CustomStringConvertible
     enum Detail: Equatable, Sendable {
         case none
         case remainingAttempts(Int)
+        case wrongPins(Int)
         case retryAfter(Duration)
         case violations([PinViolation])
         case keyIds([String])
@@ -41,6 +42,12 @@ public struct PinVaultError: Error, Equatable, Sendable, CustomStringConvertible
     /// `wrongPin`: attempts left before the credential is blocked or wiped.
     public var remainingAttempts: Int? {
         if case .remainingAttempts(let count) = detail { return count }
+        return nil
+    }
+
+    /// `unblockRefused`: the wrong PINs tried since the owner's last success.
+    public var wrongPins: Int? {
+        if case .wrongPins(let count) = detail { return count }
         return nil
     }
 

@@ -7,17 +7,28 @@
 /// record and act on `outcomeOfWrongPin(policy:)`. A crash or power cut between the
 /// two writes leaves the attempt counted: no free guesses.
 ///
+/// Two counts: `failedAttempts`, the consecutive wrong PINs the lockout schedule reads,
+/// which an admin's `unblocking` clears; and `wrongPinsSinceSuccess`, which only a right
+/// PIN clears, so that Unblock can never be turned into more guesses than
+/// `LockoutPolicy.maxWrongPinsSinceSuccess` between two successes of the owner.
+///
 /// Times are seconds since the Unix epoch.
 public struct FailureCounter: Sendable, Equatable {
     /// Consecutive wrong PINs (including an attempt begun but not finished).
     public var failedAttempts: Int
     /// No PIN may be tried before this time; nil when there is no wait.
     public var lockedUntil: Int64?
+    /// Wrong PINs since the last right one (an attempt begun but not finished
+    /// included), whatever Unblocks came between: what a success reports as
+    /// `failedAttemptsCleared`.
+    public var wrongPinsSinceSuccess: Int
 
-    /// A counter with `failedAttempts` failures and an optional wait.
-    public init(failedAttempts: Int, lockedUntil: Int64? = nil) {
+    /// A counter with `failedAttempts` failures and an optional wait; the wrong PINs
+    /// since the last success are the failures unless told.
+    public init(failedAttempts: Int, lockedUntil: Int64? = nil, wrongPinsSinceSuccess: Int? = nil) {
         self.failedAttempts = failedAttempts
         self.lockedUntil = lockedUntil
+        self.wrongPinsSinceSuccess = wrongPinsSinceSuccess ?? failedAttempts
     }
 
     /// No failures and no wait: a new credential, or one after a right PIN.
@@ -52,17 +63,40 @@ public struct FailureCounter: Sendable, Equatable {
         guard let lockedUntil else { return self }
         let (latest, overflow) = now.addingReportingOverflow(max(policy.throttleMaxSeconds, 0))
         guard !overflow, lockedUntil > latest else { return self }
-        return FailureCounter(failedAttempts: failedAttempts, lockedUntil: latest)
+        var capped = self
+        capped.lockedUntil = latest
+        return capped
     }
 
     /// The pessimistic record to write durably before the PIN is checked: one more
     /// failure, and the wait that failure would impose.
     public func beginningAttempt(now: Int64, policy: LockoutPolicy) -> FailureCounter {
         let failures = failedAttempts == Int.max ? Int.max : failedAttempts + 1
+        let wrongPins = wrongPinsSinceSuccess == Int.max ? Int.max : wrongPinsSinceSuccess + 1
         let delay = policy.delay(afterFailures: failures)
-        guard delay > 0 else { return FailureCounter(failedAttempts: failures, lockedUntil: nil) }
+        guard delay > 0 else { return FailureCounter(failedAttempts: failures, wrongPinsSinceSuccess: wrongPins) }
         let (until, overflow) = now.addingReportingOverflow(delay)
-        return FailureCounter(failedAttempts: failures, lockedUntil: overflow ? Int64.max : until)
+        return FailureCounter(failedAttempts: failures, lockedUntil: overflow ? Int64.max : until, wrongPinsSinceSuccess: wrongPins)
+    }
+
+    /// What an admin's Unblock does with this counter.
+    public enum Unblocking: Equatable, Sendable {
+        /// The credential is not blocked (active or throttled): nothing changes, so that
+        /// Unblock is no reset of the count and the wait an admin may hand out.
+        case notBlocked
+        /// The counter to write: the lockout's count and wait cleared, the wrong PINs
+        /// since the last success kept (the owner's next success reports them).
+        case unblocked(FailureCounter)
+        /// `wrongPins` since the last success reached
+        /// `LockoutPolicy.maxWrongPinsSinceSuccess`: no Unblock revives it any more.
+        case refused(wrongPins: Int)
+    }
+
+    /// Whether and how an admin may unblock the credential.
+    public func unblocking(policy: LockoutPolicy) -> Unblocking {
+        guard failedAttempts >= policy.maxAttempts else { return .notBlocked }
+        guard wrongPinsSinceSuccess < policy.maxWrongPinsSinceSuccess else { return .refused(wrongPins: wrongPinsSinceSuccess) }
+        return .unblocked(FailureCounter(failedAttempts: 0, lockedUntil: nil, wrongPinsSinceSuccess: wrongPinsSinceSuccess))
     }
 
     /// What a wrong PIN means for the caller.

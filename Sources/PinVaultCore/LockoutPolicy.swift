@@ -27,6 +27,14 @@ public struct LockoutPolicy: Sendable, Equatable {
         self.onMaxAttempts = onMaxAttempts
     }
 
+    /// The wrong PINs between two successes past which no admin may unblock the
+    /// credential: twice `maxAttempts`, so that admins together get at most
+    /// `maxAttempts` more guesses than the lockout gives anyone (SECURITY.md).
+    public var maxWrongPinsSinceSuccess: Int {
+        let (doubled, overflow) = max(maxAttempts, 0).multipliedReportingOverflow(by: 2)
+        return overflow ? Int.max : doubled
+    }
+
     /// The wait, in seconds, imposed after `failures` consecutive failures: 0 below
     /// `throttleAfter`; from the `throttleAfter`-th failure on, `throttleBaseSeconds`
     /// doubling per further failure, never more than `throttleMaxSeconds`. With the

@@ -126,7 +126,9 @@ public enum Daemon {
             )
             logger.info("pepper loaded", metadata: ["source": "\(source)"])
         } catch {
-            throw StartupError("pepper: \(error)")
+            // A pepper refusal is configuration: a restart would meet the same files
+            // (the unit's RestartPreventExitStatus= names 78).
+            throw StartupError("pepper: \(error)", .configuration)
         }
         try checkPepper(pepper, from: source, against: store, logger: logger)
 
@@ -210,7 +212,9 @@ public enum Daemon {
             throw StartupError(
                 "pepper \(source.path) does not match the pepper the \(records) credential(s) in \(store.path) were sealed with "
                     + "(its recorded check value differs): no PIN would open them, and each right PIN would count as wrong. "
-                    + "Restore the pepper they were sealed with (docs/OPERATIONS.md, \"The pepper\")."
+                    + "Restore the pepper they were sealed with: its recovery key (pinvault-seal-pepper --recover=FILE) "
+                    + "or a backup (docs/OPERATIONS.md, \"When the pepper does not open\").",
+                .configuration
             )
         }
     }
@@ -227,6 +231,7 @@ public enum Daemon {
             return ServerLimits(
                 maxConnections: configuration.server.maxConnections,
                 maxConnectionsPerUid: configuration.server.maxConnectionsPerUid,
+                maxMessageBytes: configuration.server.maxMessageBytes,
                 idleTimeoutSeconds: configuration.server.idleTimeoutSeconds,
                 exitOnIdleSeconds: configuration.server.exitOnIdleSeconds,
                 allowedGroups: allowed,

@@ -61,19 +61,33 @@ extension VaultEngine {
         }
     }
 
+    /// Revives a blocked credential for its owner's next PIN — never more than
+    /// `LockoutPolicy.maxWrongPinsSinceSuccess` wrong PINs between two of the owner's
+    /// successes, and without clearing the count of them the owner will be told
+    /// (`FailureCounter.unblocking`). A credential that is not blocked is answered as
+    /// it is.
     func unblock(_ call: Call, ownerUid: UInt32, user: String, keyId: KeyID) {
         guard call.caller.isAdmin else { return call.finish(.failure(.permissionDenied)) }
         onStore(call) { [self] () throws(VaultError) -> VaultResult? in
-            let record: CredentialRecord = try write(call) { writer in
-                guard let record = try writer.credential(keyId: keyId),
+            let (record, unblocked): (CredentialRecord, Bool) = try write(call) { writer in
+                guard var record = try writer.credential(keyId: keyId),
                       record.ownerUid == ownerUid, record.user == user
                 else { throw VaultError.noSuchCredential }
-                let unblocked = cleared(record)
-                try writer.update(unblocked)
-                return unblocked
+                switch counter(of: record).unblocking(policy: settings.lockout) {
+                case .notBlocked:
+                    return (record, false)
+                case .refused(let wrongPins):
+                    throw VaultError.unblockRefused(wrongPins: wrongPins)
+                case .unblocked(let counter):
+                    record.set(counter)
+                    try writer.update(record)
+                    return (record, true)
+                }
             }
-            audit.record(.unblocked, caller: call.caller, keyId: keyId, ownerUid: ownerUid)
-            endSessions(of: [keyId], call: call)
+            if unblocked {
+                audit.record(.unblocked, caller: call.caller, keyId: keyId, ownerUid: ownerUid)
+                endSessions(of: [keyId], call: call)
+            }
             return .credential(view(of: record))
         }
     }

@@ -16,7 +16,8 @@ extension VaultEngine {
     ///
     /// `failedAttemptsCleared` is the one definition every PIN call that succeeds
     /// answers: the wrong PINs this success cleared, that is the credential's
-    /// `failedAttempts` just before this attempt was counted.
+    /// `wrongPinsSinceSuccess` just before this attempt was counted — every wrong PIN
+    /// since the last right one, whatever Unblocks came between.
     ///
     /// `use`: the key use the call makes (Authenticate, Unlock), checked by
     /// `KeyAccess.check` before anything is counted; nil for the calls that manage a
@@ -45,7 +46,10 @@ extension VaultEngine {
     }
 
     func counter(of record: CredentialRecord) -> FailureCounter {
-        FailureCounter(failedAttempts: record.failedAttempts, lockedUntil: record.lockedUntil)
+        FailureCounter(
+            failedAttempts: record.failedAttempts, lockedUntil: record.lockedUntil,
+            wrongPinsSinceSuccess: record.wrongPinsSinceSuccess
+        )
     }
 
     func refusal(for record: CredentialRecord, at now: Int64) -> Refusal? {
@@ -149,8 +153,7 @@ extension VaultEngine {
             }
             var counted = record
             let next = counter(of: record).beginningAttempt(now: now, policy: settings.lockout)
-            counted.failedAttempts = next.failedAttempts
-            counted.lockedUntil = next.lockedUntil
+            counted.set(next)
             try writer.update(counted)
             return .counted(CountedAttempt(record: counted, before: counter(of: record), at: now))
         }
@@ -188,7 +191,7 @@ extension VaultEngine {
         let attempt = try countAttempt(keyId: keyId, owner: owner, call: call)
         let (record, seed) = try check(pin, attempt, call: call)
         do {
-            return try body(record, seed, attempt.before.failedAttempts)
+            return try body(record, seed, attempt.before.wrongPinsSinceSuccess)
         } catch {
             try? rewriteCounter(of: record, to: .cleared, call: call)
             throw error
@@ -202,8 +205,7 @@ extension VaultEngine {
             guard var current = try writer.credential(keyId: counted.keyId),
                   counter(of: current) == counter(of: counted)
             else { return }
-            current.failedAttempts = value.failedAttempts
-            current.lockedUntil = value.lockedUntil
+            current.set(value)
             try writer.update(current)
         }
     }
@@ -267,8 +269,16 @@ extension VaultEngine {
     /// `record` with its failure counter cleared (after a right PIN).
     func cleared(_ record: CredentialRecord) -> CredentialRecord {
         var record = record
-        record.failedAttempts = 0
-        record.lockedUntil = nil
+        record.set(.cleared)
         return record
+    }
+}
+
+extension CredentialRecord {
+    /// Stores `counter`'s counts and wait in the record.
+    mutating func set(_ counter: FailureCounter) {
+        failedAttempts = counter.failedAttempts
+        lockedUntil = counter.lockedUntil
+        wrongPinsSinceSuccess = counter.wrongPinsSinceSuccess
     }
 }

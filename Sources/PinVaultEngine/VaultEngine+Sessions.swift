@@ -19,13 +19,14 @@ extension VaultEngine {
         let maxTtl = settings.sessionMaxTtlSeconds
         guard maxTtl > 0 else { return call.finish(.failure(.permissionDenied)) }
         let ttl = min(max(ttlSeconds, 1), maxTtl)
-        let owner = call.caller.uid
+        let owner = call.caller.uid, isAdmin = call.caller.isAdmin
         let admitting: @Sendable (CredentialRecord) throws(VaultError) -> Void = { [sessions] record throws(VaultError) in
             // A full table is refused before the PIN: no KDF, nothing counted.
-            switch sessions.admits(record.keyId, owner: owner) {
+            switch sessions.admits(record.keyId, owner: owner, isAdmin: isAdmin) {
             case nil, .abandoned: break
             case .full(let limit): throw .tooManySessions(limit: limit)
             case .stopping: throw .shuttingDown
+            case .otherOwner: throw .noSuchCredential
             }
         }
         let use = KeyUse(access: .unlock, message: nil)
@@ -65,7 +66,7 @@ extension VaultEngine {
             let certificates = record.purpose == .ssh ? try writer.certificates(keyId: record.keyId) : []
             do throws(SessionTable.Refusal) {
                 return try sessions.open(
-                    keyId: record.keyId, owner: record.ownerUid, user: record.user, label: record.label,
+                    keyId: record.keyId, owner: record.ownerUid, isAdmin: call.caller.isAdmin, user: record.user, label: record.label,
                     purpose: record.purpose, key: key,
                     ttlNanoseconds: UInt64(ttlSeconds) * 1_000_000_000, wallUntil: time + ttlSeconds,
                     boundConnection: boundConnection, constraints: constraints, certificates: certificates,
@@ -81,6 +82,7 @@ extension VaultEngine {
                 // answers no cancelled call). NotUnlocked is only what the engine ends
                 // the call with; no one receives it.
                 case .abandoned: throw VaultError.notUnlocked
+                case .otherOwner: throw VaultError.noSuchCredential
                 }
             }
         }

@@ -15,6 +15,9 @@ public enum VaultError: Error, Equatable, Sendable {
     case credentialBlocked
     /// Deleted by this call for reaching `max_attempts` under `on_max_attempts = wipe`.
     case credentialWiped
+    /// Unblock only: `wrongPins` wrong PINs, at least twice `max_attempts`, were tried
+    /// since the owner's last success; no admin may revive the credential.
+    case unblockRefused(wrongPins: Int)
     /// A new PIN breaks these policy rules.
     case pinPolicyViolation([PinViolation])
     /// No such credential for this caller (another uid's is reported so too).

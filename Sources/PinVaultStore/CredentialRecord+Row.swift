@@ -1,14 +1,14 @@
 import PinVaultCrypto
 
-/// The mapping between `CredentialRecord` and a row of `credentials` (schema v3).
+/// The mapping between `CredentialRecord` and a row of `credentials` (schema v5).
 extension CredentialRecord {
     /// Every column, in the order `init(row:)` reads and `columnValues` writes.
     static let columns = """
         key_id, owner_uid, user, label, public_key, format_version, kdf_opslimit, kdf_memlimit, \
         salt, nonce, sealed_seed, created_at, last_used_at, failed_attempts, locked_until, \
-        unregister_token_hash, unregister_expires_at, purpose
+        unregister_token_hash, unregister_expires_at, purpose, wrong_pins_since_success
         """
-    static let columnCount: Int32 = 18
+    static let columnCount: Int32 = 19
 
     /// The row's values for `columns`; `StoreError.invalidRecord` names the first field
     /// that cannot be stored.
@@ -26,6 +26,7 @@ extension CredentialRecord {
         guard let memlimit = Int64(exactly: header.kdf.memlimit) else { throw StoreError.invalidRecord("memlimit") }
         guard header.formatVersion == header.purpose.formatVersion else { throw StoreError.invalidRecord("purpose") }
         guard failedAttempts >= 0 else { throw StoreError.invalidRecord("failedAttempts") }
+        guard wrongPinsSinceSuccess >= 0 else { throw StoreError.invalidRecord("wrongPinsSinceSuccess") }
         if let pending = pendingUnregistration, pending.tokenHash.count != PendingUnregistration.tokenHashSize {
             throw StoreError.invalidRecord("unregistration token hash")
         }
@@ -48,6 +49,7 @@ extension CredentialRecord {
             .blob(pendingUnregistration?.tokenHash),
             .integer(pendingUnregistration?.expiresAt),
             .text(header.purpose.rawValue),
+            .integer(Int64(wrongPinsSinceSuccess)),
         ]
     }
 
@@ -80,6 +82,7 @@ extension CredentialRecord {
             let tokenHash = reader.optionalBlob(count: PendingUnregistration.tokenHashSize),
             let expiresAt = reader.optionalInteger(),
             let purpose = reader.text().flatMap(KeyPurpose.init(rawValue:)),
+            let wrongPins = reader.integer().flatMap(Int.init(exactly:)), wrongPins >= 0,
             // A format that does not hold this purpose: edited from outside.
             version == purpose.formatVersion
         else { throw corrupt() }
@@ -96,7 +99,8 @@ extension CredentialRecord {
         self.init(
             sealed: SealedSeed(header: header, nonce: nonce, ciphertext: ciphertext),
             label: label, publicKey: publicKey, createdAt: createdAt, lastUsedAt: lastUsedAt,
-            failedAttempts: failedAttempts, lockedUntil: lockedUntil, pendingUnregistration: pending)
+            failedAttempts: failedAttempts, wrongPinsSinceSuccess: wrongPins, lockedUntil: lockedUntil,
+            pendingUnregistration: pending)
     }
 }
 

@@ -19,8 +19,11 @@ public struct CredentialRecord: Hashable, Sendable {
     public var createdAt: Int64
     /// Unix seconds of the last successful use.
     public var lastUsedAt: Int64?
-    /// Consecutive wrong PINs.
+    /// Consecutive wrong PINs: what the lockout counts, and an admin's Unblock clears.
     public var failedAttempts: Int
+    /// Wrong PINs since the last right one, whatever an admin did meanwhile: only a right
+    /// PIN clears it (and reports it as `failedAttemptsCleared`). At least `failedAttempts`.
+    public var wrongPinsSinceSuccess: Int
     /// Unix seconds until which PIN attempts are refused.
     public var lockedUntil: Int64?
     /// Set between BeginUnregister and CommitUnregister/AbortUnregister/expiry.
@@ -33,6 +36,7 @@ public struct CredentialRecord: Hashable, Sendable {
         createdAt: Int64,
         lastUsedAt: Int64? = nil,
         failedAttempts: Int = 0,
+        wrongPinsSinceSuccess: Int = 0,
         lockedUntil: Int64? = nil,
         pendingUnregistration: PendingUnregistration? = nil
     ) {
@@ -42,6 +46,7 @@ public struct CredentialRecord: Hashable, Sendable {
         self.createdAt = createdAt
         self.lastUsedAt = lastUsedAt
         self.failedAttempts = failedAttempts
+        self.wrongPinsSinceSuccess = wrongPinsSinceSuccess
         self.lockedUntil = lockedUntil
         self.pendingUnregistration = pendingUnregistration
     }

@@ -85,6 +85,17 @@ enum Schema {
             BEGIN DELETE FROM ssh_certificates WHERE key_id = OLD.key_id; END
             """,
         ]),
+        // v5: the wrong PINs since the owner's last success (docs/FORMAT.md §7), which an
+        // admin's Unblock does not reset, so that Unblock cannot buy unlimited guesses.
+        // An older row counted only consecutive wrong PINs; those are the ones it knows
+        // were tried since its last success, so it starts from them.
+        Step(statements: [
+            """
+            ALTER TABLE credentials ADD COLUMN wrong_pins_since_success INTEGER NOT NULL DEFAULT 0
+                CHECK (wrong_pins_since_success >= 0)
+            """,
+            "UPDATE credentials SET wrong_pins_since_success = failed_attempts",
+        ]),
     ]
 
     /// The version after every step has run.

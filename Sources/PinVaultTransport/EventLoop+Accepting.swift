@@ -53,7 +53,7 @@ extension EventLoop {
         }
         nextConnectionID += 1
         connections[connection.id] = connection
-        perUid[peer.uid, default: 0] += 1
+        connectionShares.take(1, uid: peer.uid)
         server.stats.connectionOpened()
         connection.withState { updateInterest(connection, &$0) }
         return connection.id
@@ -83,15 +83,18 @@ extension EventLoop {
         if !limits.allowedGroups.isEmpty && !peer.isAdmin && !peer.isMember(ofAny: limits.allowedGroups) {
             return "not in access.allowed_groups"
         }
-        if connections.count >= limits.maxConnections {
-            return "server.max_connections reached"
-        }
-        if !peer.isAdmin && connections.count >= limits.maxConnections - limits.adminReservedConnections {
-            return "server.max_connections reached for non-admins (the last \(limits.adminReservedConnections) are kept for admins)"
-        }
-        if perUid[peer.uid, default: 0] >= limits.maxConnectionsPerUid {
+        switch connectionShares.refusal(taking: 1, uid: peer.uid, isAdmin: peer.isAdmin) {
+        case nil:
+            return nil
+        case .perUid:
             return "server.max_connections_per_uid reached"
+        case .full:
+            return "server.max_connections reached"
+        case .keptForAdmins:
+            return "server.max_connections reached for non-admins (the last \(limits.adminReservedConnections) are kept for admins)"
+        case .keptForNewcomers:
+            return "server.max_connections nearly reached: the last \(limits.connectionShares.newcomerReserve) for others "
+                + "are kept for uids holding fewer than \(ServerLimits.newcomerConnections) connections"
         }
-        return nil
     }
 }

@@ -16,12 +16,27 @@ extension EventLoop {
                 return
             }
             if flags & (.epollIn | .epollRdHup | .epollHup) != 0 && !state.inputClosed {
+                let peer = connection.peer
                 reading: for _ in 0..<16 {
-                    switch state.input.read(from: connection.fd) {
+                    // A growth of the buffer is granted within the uid's share of the
+                    // locked input memory, and taken once made.
+                    let grown = state.input.grownBytes
+                    let result = state.input.read(from: connection.fd) { bytes in
+                        lockedInput.refusal(taking: bytes, uid: peer.uid, isAdmin: peer.isAdmin) == nil
+                    }
+                    lockedInput.take(state.input.grownBytes - grown, uid: peer.uid)
+                    switch result {
                     case .received:
                         // A read that left free space took all the socket held; another
                         // would only say EAGAIN (level-triggered: anything later wakes us).
                         if state.input.hasFreeSpace { break reading }
+                    case .noRoom:
+                        // A message this large does not fit the locked memory left to
+                        // this uid now: the connection goes, not the limit.
+                        let reason = "a message larger than the locked input memory left to its uid"
+                        refusals.note(reason)
+                        close(connection, &state, reason: reason)
+                        return
                     case .wouldBlock, .full:
                         break reading
                     case .endOfStream:
@@ -102,7 +117,7 @@ extension EventLoop {
             // Counted before it is handled, so that GetStats counts itself.
             server.stats.messageReceived()
             let disposition = state.input.withFrame(range) { handler.handle(message: $0, route: route) }
-            state.input.consumeFrame()
+            lockedInput.give(state.input.consumeFrame(), uid: connection.peer.uid)
             if case .close(let reason) = disposition {
                 // The replies to the messages before it go first, as they would have
                 // without gathering; then the connection closes.
@@ -228,11 +243,10 @@ extension EventLoop {
             ])
         }
         server.epoll.remove(connection.fd)
+        lockedInput.give(state.input.grownBytes, uid: connection.peer.uid)
         state.close()
         Glibc.close(connection.fd)
-        if let count = perUid[connection.peer.uid] {
-            perUid[connection.peer.uid] = count > 1 ? count - 1 : nil
-        }
+        connectionShares.give(1, uid: connection.peer.uid)
         server.stats.connectionClosed()
         server.doors[connection.door].handler.connectionClosed(connection.id, peer: connection.peer)
     }

@@ -13,7 +13,10 @@ struct EventLoop: ~Copyable {
 
     let server: Server
     var connections: [ConnectionID: Connection] = [:]
-    var perUid: [UInt32: Int] = [:]
+    /// The connections each uid holds, and the places kept for admins and newcomers.
+    var connectionShares: UidShares
+    /// The locked memory each uid's input buffers took beyond their first page.
+    var lockedInput: UidShares
     var nextConnectionID = firstConnectionToken
     var stopping = false
     /// Set while accepting is paused after EMFILE/ENFILE.
@@ -33,6 +36,8 @@ struct EventLoop: ~Copyable {
 
     init(server: Server) {
         self.server = server
+        connectionShares = UidShares(server.limits.connectionShares)
+        lockedInput = UidShares(server.limits.lockedInputShares)
     }
 
     deinit {

@@ -18,6 +18,8 @@ extension VaultError {
             append(.credentialBlocked, to: buffer)
         case .credentialWiped:
             append(.credentialWiped, to: buffer)
+        case .unblockRefused(let wrongPins):
+            append(.unblockRefused, to: buffer) { $0.field("wrongPins", Int64(wrongPins)) }
         case .pinPolicyViolation(let violations):
             append(.pinPolicyViolation, to: buffer) { $0.field("violations", strings: violations.map(\.rawValue)) }
         case .noSuchCredential:

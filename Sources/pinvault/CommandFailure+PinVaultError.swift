@@ -18,6 +18,9 @@ extension CommandFailure {
                 parameters = [("retryAfterSeconds", .int(WireText.seconds(error.retryAfter ?? .zero)))]
             case .credentialBlocked:
                 message += " (pinvault unblock)"
+            case .unblockRefused:
+                parameters = [("wrongPins", .int(error.wrongPins ?? 0))]
+                message += " (pinvault wipe USER --owner-uid UID, or unregister begin and commit)"
             case .credentialWiped, .noSuchCredential, .invalidToken:
                 break
             case .pinPolicyViolation:

@@ -52,7 +52,7 @@ enum ExitStatus: Int32, CaseIterable {
             switch vault {
             case .wrongPin: self = .wrongPin
             case .lockedOut: self = .lockedOut
-            case .credentialBlocked, .credentialWiped: self = .blockedOrWiped
+            case .credentialBlocked, .credentialWiped, .unblockRefused: self = .blockedOrWiped
             case .pinPolicyViolation: self = .policyViolation
             case .noSuchCredential, .ambiguousCredential: self = .noSuchCredential
             case .busy: self = .busy

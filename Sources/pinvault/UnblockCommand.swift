@@ -6,8 +6,8 @@ import PinVaultClient
 struct UnblockCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unblock",
-        abstract: "Admins only: clear the wrong-PIN count of a blocked or throttled credential.",
-        discussion: "The credential is active again with every attempt restored. Its PIN is unchanged."
+        abstract: "Admins only: revive a blocked credential, so that its owner may try the PIN again.",
+        discussion: "The credential is active again with every attempt restored; its PIN is unchanged. A credential that is not blocked is left as it is. The wrong PINs tried since the owner's last success stay counted (the owner's next right PIN reports them), and once they reach twice the daemon's maximum, unblock is refused (exit 4): only wipe is left."
     )
 
     @OptionGroup var global: GlobalOptions

@@ -5,9 +5,10 @@ import XCTest
 
 /// One user with many uids (SECURITY.md, "A user with many uids"): a subordinate uid
 /// range (`/etc/subuid`, rootless podman) beats every per-uid limit. Nine uids fill
-/// every place the limits leave to ordinary users; an admin still gets a connection
-/// (its KDF slot: `AdminReserveTests` in the engine's tests), and
-/// `credentials.max_total` caps the whole vault.
+/// every place the limits leave to ordinary users; the last of them still get the
+/// places kept for newcomers, an admin still gets a connection (its KDF slot:
+/// `AdminReserveTests` in the engine's tests), and `credentials.max_total` caps the
+/// whole vault. `SixtyFourUidTests` plays the sessions, signatures and locked memory.
 final class ManyUidTests: XCTestCase {
     /// Nine uids of one "user", as a subordinate range would give.
     private static let uids: [UInt32] = Array(60001...60009)
@@ -38,6 +39,9 @@ final class ManyUidTests: XCTestCase {
         print("many uids: connections held per uid: \(held), \(held.reduce(0, +)) in all")
         XCTAssertGreaterThan(held.reduce(0, +), 50, "the uids did fill the server")
         XCTAssertTrue(held.contains { $0 < 8 }, "non-admins are refused before max_connections: \(held)")
+        // The quarter below the admins' places is kept for uids holding fewer than 4: the
+        // last uids to come still got theirs.
+        XCTAssertTrue(held.allSatisfy { $0 >= 4 }, "a uid got less than the newcomers' share: \(held)")
 
         for _ in 0..<3 {
             let root = try daemon.connect()
@@ -47,8 +51,8 @@ final class ManyUidTests: XCTestCase {
         }
         // Refusals are logged as a summary, once a second.
         let deadline = Date().addingTimeInterval(5)
-        while !daemon.log.contains("kept for admins") && Date() < deadline { usleep(100_000) }
-        XCTAssertTrue(daemon.log.contains("kept for admins"), "the refusals are logged: \(daemon.log.suffix(2000))")
+        while !daemon.log.contains("are kept for uids holding fewer") && Date() < deadline { usleep(100_000) }
+        XCTAssertTrue(daemon.log.contains("are kept for uids holding fewer"), "the refusals are logged: \(daemon.log.suffix(2000))")
     }
 
     func testMaxTotal_capsTheWholeVault_whateverTheUid() throws {

@@ -207,6 +207,24 @@ final class CommandTests: CLITestCase {
         XCTAssertEqual(try authenticate(pin: pin).status, 0)
     }
 
+    /// Past twice max_attempts wrong PINs since the owner's last success, Unblock is
+    /// refused: status 4, and the message says what is left.
+    func testUnblock_pastTwiceMaxAttempts_isRefused_withStatus4() throws {
+        try startDaemon(["lockout": ["throttle_after": "3", "max_attempts": "3"]])
+        let keyId = try registerKeyId()
+        for _ in 0..<3 { _ = try authenticate(pin: wrongPin) }
+        XCTAssertEqual(try pinvault(["unblock", "alice", "--key-id", keyId]).status, 0)
+        for _ in 0..<3 { _ = try authenticate(pin: wrongPin) }
+        let refused = try pinvault(["unblock", "alice", "--key-id", keyId])
+        XCTAssertEqual(refused.status, 4, refused.description)
+        XCTAssertTrue(refused.standardError.contains("6 wrong PINs were tried since its owner's last success"), refused.description)
+        XCTAssertTrue(refused.standardError.contains("pinvault wipe"), refused.description)
+        let json = try pinvault(["unblock", "alice", "--key-id", keyId, "--json"])
+        XCTAssertTrue(json.standardOutput.contains("io.pinvault.Vault.UnblockRefused"), json.description)
+        XCTAssertTrue(json.standardOutput.contains("\"wrongPins\": 6"), json.description)
+        XCTAssertEqual(try listed().first?["state"] as? String, "blocked")
+    }
+
     func testReset_withYes_deletesEverything_andCountsIt() throws {
         try register("alice")
         try register("bob")

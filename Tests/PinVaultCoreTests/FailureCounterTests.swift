@@ -128,4 +128,20 @@ final class FailureCounterTests: XCTestCase {
         XCTAssertEqual(within.gate(now: now, policy: policy), .lockedOut(retryAfterSeconds: 45))
         XCTAssertEqual(FailureCounter(failedAttempts: 3, lockedUntil: .max).gate(now: now, policy: policy), .lockedOut(retryAfterSeconds: 60))
     }
+
+    /// An admin's Unblock: nothing for a credential that is not blocked, the lockout's
+    /// count cleared for a blocked one (the wrong PINs since the last success kept),
+    /// and nothing but a refusal once those reach twice `maxAttempts`.
+    func testUnblocking_keepsTheWrongPinsSinceSuccess_andEndsAtTwiceMaxAttempts() {
+        let policy = LockoutPolicy(throttleAfter: 5, maxAttempts: 10)
+        XCTAssertEqual(policy.maxWrongPinsSinceSuccess, 20)
+        XCTAssertEqual(FailureCounter(failedAttempts: 6, lockedUntil: now + 60).unblocking(policy: policy), .notBlocked)
+        XCTAssertEqual(
+            FailureCounter(failedAttempts: 10, lockedUntil: now + 60, wrongPinsSinceSuccess: 13).unblocking(policy: policy),
+            .unblocked(FailureCounter(failedAttempts: 0, lockedUntil: nil, wrongPinsSinceSuccess: 13))
+        )
+        XCTAssertEqual(FailureCounter(failedAttempts: 10, wrongPinsSinceSuccess: 20).unblocking(policy: policy), .refused(wrongPins: 20))
+        XCTAssertEqual(FailureCounter(failedAttempts: 3, wrongPinsSinceSuccess: 19).beginningAttempt(now: now, policy: policy).wrongPinsSinceSuccess, 20)
+        XCTAssertEqual(LockoutPolicy(maxAttempts: .max).maxWrongPinsSinceSuccess, .max)
+    }
 }

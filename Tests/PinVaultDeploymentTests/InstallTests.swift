@@ -25,6 +25,9 @@ final class InstallTests: XCTestCase {
         }
         let shipped = try String(contentsOfFile: TestDaemon.repositoryRoot + "/config/pinvaultd.toml", encoding: .utf8)
         XCTAssertEqual(try String(contentsOfFile: installation.configPath, encoding: .utf8), shipped)
+        // The socket checks the pepper with the installed script, at the unit's path.
+        let socket = try String(contentsOfFile: destination + "/usr/local/lib/systemd/system/pinvaultd.socket", encoding: .utf8)
+        XCTAssertTrue(socket.contains("\nExecStartPre=/usr/local/sbin/pinvault-seal-pepper --check --output=/etc/credstore.encrypted/pinvault.pepper\n"), socket)
     }
 
     /// The PAM module under /usr, where trixie's libpam-modules puts pam_unix.so (and

@@ -113,7 +113,7 @@ final class LockoutCountingTests: XCTestCase {
 }
 
 extension VaultError {
-    fileprivate var isWrongPin: Bool {
+    var isWrongPin: Bool {
         if case .wrongPin = self { return true }
         return false
     }

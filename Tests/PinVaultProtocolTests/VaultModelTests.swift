@@ -93,9 +93,9 @@ final class VaultModelTests: XCTestCase {
         )
         XCTAssertEqual(VaultMethod.authenticate.qualifiedName, "io.pinvault.Vault.Authenticate")
         XCTAssertEqual(
-            VaultErrorName.allCases.count, 20,
+            VaultErrorName.allCases.count, 21,
             "the 11 errors of the first release, InternalError, NotUnlocked, WrongPurpose, ForwardingNotAllowed, "
-                + "ConfirmationRequired, TooManyCertificates, Conflict, ShuttingDown, TooManySessions"
+                + "ConfirmationRequired, TooManyCertificates, Conflict, ShuttingDown, TooManySessions, UnblockRefused"
         )
         XCTAssertEqual(VaultErrorName(qualifiedName: "io.pinvault.Vault.WrongPin"), .wrongPin)
         XCTAssertNil(VaultErrorName(qualifiedName: "org.varlink.service.WrongPin"))

@@ -35,7 +35,7 @@ final class PepperCheckStoreTests: StoreTestCase {
         try DatabaseFile.prepare(path: path)
         let connection = try SQLiteConnection(path: path)
         try Schema.migrate(connection, to: 1)
-        try store(connection, try CredentialFixtures.record(purpose: .legacy))
+        try EarlierReleaseVault.insert(try CredentialFixtures.record(purpose: .legacy), into: connection, schemaVersion: 1)
         connection.close()
         store = try VaultStore(path: path)
         XCTAssertEqual(try store.withConnection { try Schema.userVersion($0) }, VaultStore.currentSchemaVersion)
@@ -44,14 +44,5 @@ final class PepperCheckStoreTests: StoreTestCase {
         XCTAssertEqual(try store.checkPepper(pepper), .recorded(recordCount: 1))
         XCTAssertEqual(try store.checkPepper(pepper), .matches)
         XCTAssertEqual(try store.checkPepper(try Pepper.generate()), .mismatch(recordCount: 1))
-    }
-
-    /// A row as schema version 1 held it: today's columns but the purpose.
-    private func store(_ connection: SQLiteConnection, _ record: CredentialRecord) throws {
-        let values = Array(try record.columnValues().dropLast())
-        let columns = CredentialRecord.columns.split(separator: ",").dropLast().joined(separator: ",")
-        try connection.execute(
-            "INSERT INTO credentials (\(columns)) VALUES (\((1...values.count).map { "?\($0)" }.joined(separator: ", ")))", values
-        )
     }
 }

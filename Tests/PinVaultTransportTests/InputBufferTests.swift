@@ -51,6 +51,53 @@ final class InputBufferTests: XCTestCase {
         XCTAssertEqual(buffer.next(), .tooLarge)
     }
 
+    /// A large message locks a large buffer only while it is there: once consumed, the
+    /// buffer is back to its first page (what follows it kept), so that an idle
+    /// connection never holds what one message once needed (SECURITY.md, "A user with
+    /// many uids").
+    func testABufferGrownForALargeMessage_shrinksBackOnceItIsConsumed_keepingWhatFollows() throws {
+        let (r, w) = pipe()
+        defer { close(r); close(w) }
+        var buffer = try InputBuffer(limit: 65_536)
+        XCTAssertEqual(buffer.grownBytes, 0)
+        write([UInt8](repeating: 0x41, count: 40_000) + [0] + Array("{\"n\"".utf8), to: w)
+        var total = 0
+        while case .received(let n) = buffer.read(from: r) { total += n }
+        XCTAssertEqual(total, 40_005)
+        let grown = buffer.grownBytes
+        XCTAssertGreaterThan(grown, 40_000 - 4096)
+        XCTAssertEqual(buffer.next(), .frame(length: 40_000))
+        let released = buffer.consumeFrame()
+        XCTAssertEqual(released, grown, "the large allocation was not given back")
+        XCTAssertEqual(buffer.grownBytes, 0)
+        XCTAssertEqual(buffer.withFrame(0..<4) { String(decoding: $0, as: UTF8.self) }, "{\"n\"", "what followed the frame was lost")
+        write(Array("}\0".utf8), to: w)
+        XCTAssertEqual(buffer.read(from: r), .received(2))
+        XCTAssertEqual(buffer.next(), .frame(length: 5))
+    }
+
+    /// Growing locks more memory, which the event loop grants or refuses (its share of
+    /// the locked input memory); refused, the buffer stays as it is.
+    func testAGrowthTheLoopRefuses_isNoRoom_andTheBufferStaysAsItWas() throws {
+        let (r, w) = pipe()
+        defer { close(r); close(w) }
+        var buffer = try InputBuffer(limit: 65_536)
+        write([UInt8](repeating: 0x41, count: 10_000), to: w)
+        let page = 4096 - 16
+        var asked: [Int] = []
+        var results: [InputBuffer.ReadResult] = []
+        for _ in 0..<3 {
+            results.append(buffer.read(from: r) { bytes in
+                asked.append(bytes)
+                return asked.count < 2
+            })
+        }
+        XCTAssertEqual(results, [.received(page), .received(page), .noRoom])
+        XCTAssertEqual(asked, [page, 2 * page], "each growth asks for what it adds")
+        XCTAssertEqual(buffer.grownBytes, page, "only the granted growth was made")
+        XCTAssertEqual(buffer.count, 2 * page)
+    }
+
     func testTrickledFrame_isFoundWhenItsNulArrives() throws {
         let (r, w) = pipe()
         defer { close(r); close(w) }

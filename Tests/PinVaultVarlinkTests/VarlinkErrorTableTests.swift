@@ -18,6 +18,7 @@ final class VarlinkErrorTableTests: XCTestCase {
         (.lockedOut(retryAfterSeconds: 30), .lockedOut(retryAfter: .seconds(30))),
         (.credentialBlocked, .credentialBlocked),
         (.credentialWiped, .credentialWiped),
+        (.unblockRefused(wrongPins: 20), .unblockRefused(wrongPins: 20)),
         (.pinPolicyViolation([.tooShort, .sequential]), .pinPolicyViolation([.tooShort, .sequential])),
         (.noSuchCredential, .noSuchCredential),
         (.ambiguousCredential([KeyID(hex: "00112233445566778899aabbccddeeff")!]),

@@ -22,8 +22,11 @@ final class SessionTable: @unchecked Sendable {
     /// At most this many sessions at once, every uid together: each holds a
     /// `sodium_malloc` allocation of 4 pages (16 KiB mapped, one 4 KiB page locked),
     /// so the table stays under 16 MiB mapped and 4 MiB locked — inside the unit's
-    /// `LimitMEMLOCK=64M` beside the connections' buffers.
+    /// `LimitMEMLOCK` beside the connections' buffers.
     static let maxTotal = 1024
+    /// Sessions a uid may open in the part of the table kept for uids that hold few
+    /// (`UidShares`): an ssh key and an app's key.
+    static let newcomerShare = 2
 
     struct Limits: Sendable {
         /// `sessions.max_ttl_seconds`: the longest session; 0 refuses Unlock.
@@ -32,6 +35,17 @@ final class SessionTable: @unchecked Sendable {
         var maxPerUid: Int
         /// Sessions of every uid at once (`SessionTable.maxTotal`).
         var maxTotal: Int = SessionTable.maxTotal
+
+        /// How the table is shared between uids: the last `maxPerUid` places (at most
+        /// a sixteenth) for admins, the quarter below for uids holding fewer than
+        /// `newcomerShare` sessions, so that uids of one person (64 × 16 fill 1024)
+        /// never shut another uid, or root, out.
+        var shares: UidShares.Limits {
+            UidShares.Limits(
+                capacity: maxTotal, perUid: maxPerUid, adminReserve: min(maxPerUid, maxTotal / 16),
+                newcomerReserve: maxTotal / 4, newcomerShare: SessionTable.newcomerShare
+            )
+        }
     }
 
     let limits: Limits
@@ -39,40 +53,50 @@ final class SessionTable: @unchecked Sendable {
     let now: @Sendable () -> UInt64
     let lock = ConditionLock()
     private var sessions: [KeyID: UnlockedKey] = [:]
-    private var perUid: [UInt32: Int] = [:]
+    /// The sessions each owner holds, and the table's places kept for others.
+    private var shares: UidShares
     private var budget = SigningBudget()
     private(set) var stopping = false
 
     init(limits: Limits, now: @escaping @Sendable () -> UInt64) {
         self.limits = limits
         self.now = now
+        self.shares = UidShares(limits.shares)
     }
 
     // MARK: Opening
 
     /// Why a session could not be opened.
     enum Refusal: Error, Equatable {
-        /// `max_per_uid` sessions of this uid, or `maxTotal` of all, are open.
+        /// `max_per_uid` sessions of this uid are open (`limit`), or every place this
+        /// uid may take of the `maxTotal` (the rest is kept for admins and for uids
+        /// holding fewer sessions).
         case full(limit: Int)
         /// Nobody waits for the Unlock any more (its connection closed): a session
         /// no one learned of is not opened, and a bound one would never end.
         case abandoned
         case stopping
+        /// Another uid's session is open on this key id. Unreachable while a key id
+        /// names one credential of one owner; checked all the same, so that no Unlock
+        /// ever extends, or rebinds, a session that is not its caller's.
+        case otherOwner
     }
 
     /// Whether `owner` may open one more session on `keyId` now (an open one is
     /// extended, so it always may): checked before the PIN, so that a refusal costs
     /// no KDF and no attempt, and again by `open`.
-    func admits(_ keyId: KeyID, owner: UInt32) -> Refusal? {
-        lock.withLock { refusal(keyId, owner: owner) }
+    func admits(_ keyId: KeyID, owner: UInt32, isAdmin: Bool) -> Refusal? {
+        lock.withLock { refusal(keyId, owner: owner, isAdmin: isAdmin) }
     }
 
-    private func refusal(_ keyId: KeyID, owner: UInt32) -> Refusal? {
+    private func refusal(_ keyId: KeyID, owner: UInt32, isAdmin: Bool) -> Refusal? {
         if stopping { return .stopping }
-        if let open = sessions[keyId], open.owner == owner { return nil }
-        if perUid[owner, default: 0] >= limits.maxPerUid { return .full(limit: limits.maxPerUid) }
-        if sessions.count >= limits.maxTotal { return .full(limit: limits.maxTotal) }
-        return nil
+        if let open = sessions[keyId] { return open.owner == owner ? nil : .otherOwner }
+        switch shares.refusal(taking: 1, uid: owner, isAdmin: isAdmin) {
+        case nil: return nil
+        case .perUid: return .full(limit: limits.maxPerUid)
+        case .full, .keptForAdmins, .keptForNewcomers: return .full(limit: limits.maxTotal)
+        }
     }
 
     /// What `open` did.
@@ -83,17 +107,18 @@ final class SessionTable: @unchecked Sendable {
         case extended
     }
 
-    /// Opens a session on `key` for `ttl` nanoseconds, or extends the open one (the
-    /// later Unlock decides its deadline and binding). `abandoned` is asked under the
+    /// Opens a session on `key` for `ttl` nanoseconds, or extends `owner`'s open one
+    /// (the later Unlock decides its deadline and binding); another uid's session on
+    /// the key is never touched (`otherOwner`). `abandoned` is asked under the
     /// lock, so that a connection closing at any moment either finds the session
     /// (`endSessions(boundTo:)`) or keeps it from opening.
     func open(
-        keyId: KeyID, owner: UInt32, user: String, label: String?, purpose: KeyPurpose, key: ProtectedSigningKey,
+        keyId: KeyID, owner: UInt32, isAdmin: Bool, user: String, label: String?, purpose: KeyPurpose, key: ProtectedSigningKey,
         ttlNanoseconds ttl: UInt64, wallUntil: Int64, boundConnection: UInt64?, constraints: SessionConstraints = .init(),
         certificates: [[UInt8]] = [], abandoned: () -> Bool
     ) throws(Refusal) -> Opened {
         try lock.withLock { () throws(Refusal) -> Opened in
-            if let refused = refusal(keyId, owner: owner) { throw refused }
+            if let refused = refusal(keyId, owner: owner, isAdmin: isAdmin) { throw refused }
             if abandoned() { throw .abandoned }
             let (deadline, overflow) = now().addingReportingOverflow(ttl)
             let until = overflow ? UInt64.max : deadline
@@ -111,7 +136,7 @@ final class SessionTable: @unchecked Sendable {
                 deadline: until, wallUntil: wallUntil, boundConnection: boundConnection, constraints: constraints,
                 certificates: certificates
             )
-            perUid[owner, default: 0] += 1
+            shares.take(1, uid: owner)
             lock.signal()  // the sweeper may have a later deadline in mind
             return .new
         }
@@ -258,9 +283,7 @@ final class SessionTable: @unchecked Sendable {
 
     private func remove(_ keyId: KeyID) -> UnlockedKey? {
         guard let session = sessions.removeValue(forKey: keyId) else { return nil }
-        if let count = perUid[session.owner] {
-            perUid[session.owner] = count > 1 ? count - 1 : nil
-        }
+        shares.give(1, uid: session.owner)
         return session
     }
 
