@@ -76,7 +76,7 @@ apt-packages:
 		fi; \
 	fi
 
-build: deps pam
+build: deps pam pkcs11
 	$(SWIFT) build
 
 # The release build links the Swift runtime in (--static-swift-stdlib): the binaries
