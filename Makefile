@@ -40,7 +40,7 @@ SSH_TEST_PACKAGES := openssh-server
 
 .PHONY: all deps test-deps apt-packages ssh-server-quiet build release release-daemon run test soak venv clean
 .PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport fuzz-ssh-data sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
-.PHONY: lib lib-test lib-fuzz stage pkcs11 pkcs11-test
+.PHONY: lib lib-test lib-fuzz stage stage-sanitized pkcs11 install-c uninstall-c
 
 all: build
 
@@ -226,7 +226,23 @@ stage: deps $(LIB_FILE)
 		$(PAM_SOURCES) $(LIB_LINK) $(PAM_LIBS)
 	$(if $(PKCS11_SOURCES),$(PKCS11_CC) $(PKCS11_CFLAGS) $(PAM_LDFLAGS) -Wl$(comma)-rpath$(comma)"$(STAGE_DIR)" \
 		-o "$(STAGE_DIR)/pinvault-pkcs11.so" $(PKCS11_SOURCES) $(LIB_LINK) $(PKCS11_LIBS))
+	$(C_CC) $(PAM_CFLAGS) -Ilibpinvault -Wl,-rpath,"$(STAGE_DIR)" -o "$(STAGE_DIR)/pinvault-sign" \
+		libpinvault/examples/pinvault-sign.c $(LIB_LINK)
 	chmod 0644 "$(STAGE_DIR)"/*.so*
+
+# The same, built with AddressSanitizer and UBSan (every finding fatal) into STAGE_DIR:
+# the PKCS#11 tests run their clients over it, with libasan preloaded (C_ASAN_RUNTIME).
+C_ASAN_RUNTIME = $(shell $(C_CC) -print-file-name=libasan.so)
+stage-sanitized: deps
+	@[ -n "$(STAGE_DIR)" ] || { echo "make stage-sanitized: STAGE_DIR=/absolute/path"; exit 1; }
+	$(C_CC) $(C_TEST_FLAGS) -fPIC -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=libpinvault/libpinvault.map \
+		-o "$(STAGE_DIR)/$(LIB_SONAME)" $(LIB_SOURCES) $(SODIUM_LIBS)
+	ln -sf $(LIB_SONAME) "$(STAGE_DIR)/libpinvault.so"
+	$(C_CC) $(C_TEST_FLAGS) -fPIC -shared -Ilibpinvault $(P11KIT_CFLAGS) -Wl,-rpath,"$(STAGE_DIR)" \
+		-o "$(STAGE_DIR)/pinvault-pkcs11.so" $(PKCS11_SOURCES) -L"$(STAGE_DIR)" -lpinvault $(PKCS11_LIBS)
+	$(C_CC) $(C_TEST_FLAGS) -Ilibpinvault -Wl,-rpath,"$(STAGE_DIR)" -o "$(STAGE_DIR)/pinvault-sign" \
+		libpinvault/examples/pinvault-sign.c -L"$(STAGE_DIR)" -lpinvault
+	echo "$(C_ASAN_RUNTIME)" > "$(STAGE_DIR)/asan-runtime"
 
 # pam/tests/fuzz-seeds: replies with credentials of each purpose (a keyId the fuzzer
 # could not find by itself), and PAM_RHOSTs with a hosts file (docs/FUZZING.md).
@@ -253,6 +269,13 @@ PKCS11_CFLAGS  := $(PAM_CFLAGS) -Ilibpinvault $(P11KIT_CFLAGS)
 PKCS11_LIBS    := $(SODIUM_LIBS) -lpthread
 
 pkcs11: deps $(PKCS11_MODULE)
+
+# make bench's PKCS#11 round trips: one C loop for PinVault's module, Varlink Sign and SoftHSM2.
+PKCS11_BENCH := $(PKCS11_BUILD)/p11-sign-bench
+$(PKCS11_BENCH): pkcs11/bench/p11-sign-bench.c $(PKCS11_HEADERS) $(LIB_FILE) Makefile
+	@mkdir -p $(PKCS11_BUILD)
+	$(PKCS11_CC) $(PKCS11_CFLAGS) -Ipkcs11 -Wl,-rpath,'$$ORIGIN/../$(LIB_BUILD)' -o "$@" pkcs11/bench/p11-sign-bench.c \
+		$(LIB_LINK) -ldl
 
 $(PKCS11_MODULE): $(PKCS11_SOURCES) $(PKCS11_HEADERS) $(LIB_FILE) Makefile
 	@mkdir -p $(PKCS11_BUILD)
@@ -385,6 +408,8 @@ install: $(if $(INSTALL_FROM),,install-build) pam
 	for page in $(MANPAGES); do \
 		install -m 0644 $$page $(DESTDIR)$(MANDIR)/man$${page##*.}/; \
 	done
+	@# libpinvault (which pam_pinvault.so links) and the PKCS#11 module: install-c, below.
+	$(MAKE) --no-print-directory install-c DESTDIR="$(C_DESTDIR)"
 	@# On the real system (no DESTDIR, as root): create the user, tell systemd.
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
 		command -v systemd-sysusers >/dev/null && systemd-sysusers $(SYSUSERSDIR)/pinvault.conf; \
@@ -392,7 +417,43 @@ install: $(if $(INSTALL_FROM),,install-build) pam
 		echo "next: $(SBINDIR)/pinvault-seal-pepper && systemctl enable --now pinvaultd.socket (docs/OPERATIONS.md)"; \
 	fi; true
 
-uninstall:
+# libpinvault, its header, pkg-config file and man page, and pinvault-pkcs11.so with its
+# p11-kit registration. The Debian package puts them in debian/tmp (C_DESTDIR) for
+# libpinvault0, libpinvault-dev and pinvault-pkcs11 (debian/*.install). p11-kit reads
+# its registry from its own directory, whatever PREFIX is; the registration names the
+# module bare when it is in p11-kit's module directory (so the file is the same on
+# every architecture), else by its full path.
+LIBDIR          ?= $(PREFIX)/lib
+INCLUDEDIR      ?= $(PREFIX)/include
+PKGCONFIGDIR    ?= $(LIBDIR)/pkgconfig
+PKCS11DIR       ?= $(LIBDIR)/pkcs11
+P11KIT_CONFIGS  ?= $(shell pkg-config --variable=p11_module_configs p11-kit-1 2>/dev/null || echo /usr/share/p11-kit/modules)
+P11KIT_MODULES  := $(shell pkg-config --variable=p11_module_path p11-kit-1 2>/dev/null)
+C_DESTDIR       ?= $(DESTDIR)
+
+install-c: lib pkcs11
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(PKCS11DIR) \
+		$(DESTDIR)$(P11KIT_CONFIGS) $(DESTDIR)$(MANDIR)/man3
+	install -m 0644 $(LIB_FILE) $(DESTDIR)$(LIBDIR)/
+	ln -sf libpinvault.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libpinvault.so
+	install -m 0644 libpinvault/pinvault.h $(DESTDIR)$(INCLUDEDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(LIB_VERSION)|' libpinvault/pinvault.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/pinvault.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/pinvault.pc
+	install -m 0644 docs/man/libpinvault.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 0644 $(PKCS11_MODULE) $(DESTDIR)$(PKCS11DIR)/
+	sed -e 's|^module: pinvault-pkcs11.so$$|module: $(if $(filter $(P11KIT_MODULES),$(PKCS11DIR)),pinvault-pkcs11.so,$(PKCS11DIR)/pinvault-pkcs11.so)|' \
+		pkcs11/pinvault.module > $(DESTDIR)$(P11KIT_CONFIGS)/pinvault.module
+	chmod 0644 $(DESTDIR)$(P11KIT_CONFIGS)/pinvault.module
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
+
+uninstall-c:
+	rm -f $(DESTDIR)$(LIBDIR)/libpinvault.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libpinvault.so \
+		$(DESTDIR)$(INCLUDEDIR)/pinvault.h $(DESTDIR)$(PKGCONFIGDIR)/pinvault.pc $(DESTDIR)$(MANDIR)/man3/libpinvault.3 \
+		$(DESTDIR)$(PKCS11DIR)/pinvault-pkcs11.so $(DESTDIR)$(P11KIT_CONFIGS)/pinvault.module
+
+uninstall: uninstall-c
 	@# A stack that still names the module would refuse every sign-in once it is gone:
 	@# take the profile out of the common-* files first.
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v pam-auth-update >/dev/null; then \
@@ -469,7 +530,7 @@ man: release
 # as `make release` and the package build it (static Swift runtime, full RELRO).
 BENCH_QUICK   ?=
 BENCH_SCRATCH ?= $(CURDIR)/.build
-bench: test-deps
+bench: test-deps pkcs11 $(PKCS11_BENCH)
 	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path "$(BENCH_SCRATCH)" --product pinvaultd
 	$(SWIFT) build -c release --scratch-path "$(BENCH_SCRATCH)" --product pinvault-bench
 	"$(BENCH_SCRATCH)/release/pinvault-bench" $(if $(BENCH_QUICK),--quick) \
