@@ -2,9 +2,14 @@
 #
 #   make run    build pinvaultd and pinvault, serve on ./run/io.pinvault.Vault (state in ./run/state)
 #   make test   install what is missing, then run every test (as root also make package-test)
-#   make pam    the PAM module .build-pam/pam_pinvault.so (C: libpam, libc, libsodium only)
-#   make pam-test      its unit tests, under AddressSanitizer and UBSan
+#   make lib    libpinvault, the C client: .build-lib/libpinvault.so.0 (C: libc, libsodium only)
+#   make lib-test      its unit tests under AddressSanitizer and UBSan, and its exported symbols
+#   make lib-fuzz      libFuzzer over every reply it reads (LIB_FUZZ_SECONDS, default 60)
+#   make pam    the PAM module .build-pam/pam_pinvault.so (C over libpinvault: libpam, libc, libsodium)
+#   make pam-test      its unit tests, under AddressSanitizer and UBSan (and lib-test)
 #   make pam-fuzz      libFuzzer over its reply parser, credential choice and locality (PAM_FUZZ_SECONDS, default 60)
+#   make pkcs11 the PKCS#11 module .build-pkcs11/pinvault-pkcs11.so (C over libpinvault; docs/PKCS11.md)
+#   make stage STAGE_DIR=DIR            the C modules as the tests load them (stage-sanitized: with ASan and UBSan)
 #   make deb    dist/pinvault_<version>_<arch>.deb (and its -dbgsym), checked by lintian
 #   make package-test  the .deb installed, used, upgraded and purged in a clean Debian 12 root
 #   make install       pinvaultd, pinvault, units, config, deny list, PAM module, man pages (PREFIX, DESTDIR;

@@ -30,6 +30,8 @@ struct BenchmarkRun {
         try RoundTripBenchmark.run(daemon: daemon, agent: agent, cores: machine.cores, parameters: parameters, report: report)
         progress("signing with an unlocked key (PinVault's agent and Varlink Sign, ssh-agent SIGN_REQUEST)")
         try SessionSignBenchmark.run(daemon: daemon, agent: agent, cores: machine.cores, parameters: parameters, report: report)
+        progress("PKCS#11 signatures (pinvault-pkcs11.so C_Sign, Varlink Sign, SoftHSM2 C_Sign)")
+        try PKCS11SignBenchmark.run(daemon: daemon, parameters: parameters, report: report)
 
         let clientCount = 2 * machine.cores
         progress("registering \(clientCount) credentials at production cost")
