@@ -3,9 +3,14 @@
 #   make run    build pinvaultd and pinvault, serve on ./run/io.pinvault.Vault and ./run/ssh-agent.sock
 #               (state in ./run/state)
 #   make test   install what is missing, then run every test (as root also make package-test)
-#   make pam    the PAM module .build-pam/pam_pinvault.so (C: libpam, libc, libsodium only)
-#   make pam-test      its unit tests, under AddressSanitizer and UBSan
+#   make lib    libpinvault, the C client: .build-lib/libpinvault.so.0 (C: libc, libsodium only)
+#   make lib-test      its unit tests under AddressSanitizer and UBSan, and its exported symbols
+#   make lib-fuzz      libFuzzer over every reply it reads (LIB_FUZZ_SECONDS, default 60)
+#   make pam    the PAM module .build-pam/pam_pinvault.so (C over libpinvault: libpam, libc, libsodium)
+#   make pam-test      its unit tests, under AddressSanitizer and UBSan (and lib-test)
 #   make pam-fuzz      libFuzzer over its reply parser, credential choice and locality (PAM_FUZZ_SECONDS, default 60)
+#   make pkcs11 the PKCS#11 module .build-pkcs11/pinvault-pkcs11.so (C over libpinvault; docs/PKCS11.md)
+#   make stage STAGE_DIR=DIR            the C modules as the tests load them (stage-sanitized: with ASan and UBSan)
 #   make deb    dist/pinvault_<version>_<arch>.deb (and its -dbgsym), checked by lintian
 #   make package-test  the .deb installed, used, upgraded and purged in a clean Debian 12 root
 #   make install       pinvaultd, pinvault, units, config, deny list, PAM module, man pages (PREFIX, DESTDIR;
@@ -29,8 +34,10 @@ SWIFT        ?= swift
 PYTHON       ?= python3
 RUN_DIR      := $(CURDIR)/run
 VENV         := $(CURDIR)/.venv
-BUILD_PACKAGES := libsodium-dev libsqlite3-dev libssl-dev pkg-config libpam0g-dev
+BUILD_PACKAGES := libsodium-dev libsqlite3-dev libssl-dev pkg-config libpam0g-dev libp11-kit-dev
 TEST_PACKAGES  := python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client pamtester sudo pinentry-tty
+# The PKCS#11 module's clients and reference module (PinVaultPKCS11Tests, make bench).
+TEST_PACKAGES  += opensc gnutls-bin p11-kit p11-kit-modules softhsm2 python3-pykcs11
 DEB_PACKAGES   := debhelper dpkg-dev lintian mmdebstrap
 # The ssh tests start their own sshd on 127.0.0.1 (PinVaultSSHTests); Debian's package
 # would also start the system's sshd, so test-deps stops and disables it again when it
@@ -39,6 +46,7 @@ SSH_TEST_PACKAGES := openssh-server
 
 .PHONY: all deps test-deps apt-packages ssh-server-quiet build release release-daemon run test soak venv clean
 .PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport fuzz-ssh-data sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
+.PHONY: lib lib-test lib-fuzz stage stage-sanitized pkcs11 install-c uninstall-c
 
 all: build
 
@@ -76,7 +84,7 @@ apt-packages:
 		fi; \
 	fi
 
-build: deps pam
+build: deps pam pkcs11
 	$(SWIFT) build
 
 # The release build links the Swift runtime in (--static-swift-stdlib): the binaries
@@ -130,39 +138,119 @@ soak: test-deps venv
 	PINVAULT_SOAK=1 PINVAULT_PYTHON="$(VENV)/bin/python" $(SWIFT) test --filter 'PinVaultAdversarialTests.(CrashConsistency|PowerLoss|Flood|Authorization|OnlineGuessing)Tests'
 
 clean:
-	rm -rf .build .build-man .build-deb dist "$(PAM_BUILD)" "$(RUN_DIR)" "$(VENV)"
+	rm -rf .build .build-man .build-deb dist "$(PAM_BUILD)" "$(LIB_BUILD)" "$(PKCS11_BUILD)" "$(RUN_DIR)" "$(VENV)"
 
-# The PAM module (pam/, docs/PAM.md): C, because PAM loads it into sudo, sshd and
-# login, which must not get the Swift runtime. Linked only to libpam, libc and
-# libsodium; hardened; only the pam_sm_* symbols are exported.
-# Relative, as make's targets cannot hold the spaces a checkout's path may have.
-PAM_BUILD    := .build-pam
-PAM_MODULE   := $(PAM_BUILD)/pam_pinvault.so
-PAM_LIBRARY  := pam/pv_choice.c pam/pv_connection.c pam/pv_json.c pam/pv_locality.c pam/pv_options.c pam/pv_reply.c pam/pv_request.c
-PAM_SOURCES  := pam/pam_pinvault.c $(PAM_LIBRARY)
-PAM_HEADERS  := $(wildcard pam/*.h)
-PAM_CC       ?= cc
-PAM_WARNINGS := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes
+# C code that other programs load (PAM into sudo, sshd and login; PKCS#11 into any
+# program) must not bring the Swift runtime: libpinvault, pam_pinvault.so and
+# pinvault-pkcs11.so are C, linked only to libc, libsodium (and libpam), hardened,
+# -Werror, exporting only their entry points.
+C_CC         ?= cc
+PAM_CC       ?= $(C_CC)
+C_WARNINGS   := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes
+PAM_WARNINGS := $(C_WARNINGS)
 # Control-flow protection (CET) exists on x86 only: asked for where the compiler takes it.
 PAM_CET      := $(shell $(PAM_CC) -fcf-protection -E -x c /dev/null >/dev/null 2>&1 && echo -fcf-protection)
 PAM_CFLAGS   ?= -std=gnu11 -O2 -g $(PAM_WARNINGS) -fstack-protector-strong -fstack-clash-protection \
 	$(PAM_CET) -D_FORTIFY_SOURCE=2 -fPIC -fvisibility=hidden
 PAM_LDFLAGS  ?= -shared -Wl,-z,relro,-z,now -Wl,-z,noexecstack -Wl,-z,defs -Wl,--as-needed
-PAM_LIBS     := -lpam $(shell pkg-config --libs libsodium 2>/dev/null || echo -lsodium)
+SODIUM_LIBS  := $(shell pkg-config --libs libsodium 2>/dev/null || echo -lsodium)
+# The tests' flags: AddressSanitizer and UBSan, every finding fatal.
+C_TEST_FLAGS := -std=gnu11 -O1 -g $(C_WARNINGS) -fsanitize=address,undefined -fno-sanitize-recover=all
+
+# libpinvault (libpinvault/, docs/LIBPINVAULT.md): the C client of pinvaultd, made one
+# shared library, libpinvault.so.0, for pam_pinvault, the PKCS#11 module and any C
+# program. Its soname's version is the ABI's (libpinvault.map names every exported
+# symbol); the file's is the release's.
+LIB_BUILD    := .build-lib
+LIB_VERSION  := $(shell sed -n 's/^ *public static let current = "\([^"]*\)"$$/\1/p' Sources/PinVaultDaemon/DaemonOptions.swift)
+LIB_SONAME   := libpinvault.so.0
+LIB_FILE     := $(LIB_BUILD)/libpinvault.so.$(LIB_VERSION)
+LIB_SOURCES  := libpinvault/pinvault.c libpinvault/pv_connection.c libpinvault/pv_json.c libpinvault/pv_reply.c \
+	libpinvault/pv_request.c
+LIB_HEADERS  := $(wildcard libpinvault/*.h)
+LIB_LINK     := -L$(LIB_BUILD) -lpinvault
+
+lib: deps $(LIB_FILE)
+
+$(LIB_FILE): $(LIB_SOURCES) $(LIB_HEADERS) libpinvault/libpinvault.map Makefile
+	@mkdir -p $(LIB_BUILD)
+	$(C_CC) $(PAM_CFLAGS) $(PAM_LDFLAGS) -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=libpinvault/libpinvault.map \
+		-o "$@" $(LIB_SOURCES) $(SODIUM_LIBS)
+	ln -sf libpinvault.so.$(LIB_VERSION) $(LIB_BUILD)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(LIB_BUILD)/libpinvault.so
+
+# Its tests: the parsers and builders of every call, under ASan and UBSan, ending with a
+# deterministic mutation run; then the exported symbols against the version script.
+$(LIB_BUILD)/lib-tests: libpinvault/tests/lib_tests.c $(LIB_SOURCES) $(LIB_HEADERS) Makefile
+	@mkdir -p $(LIB_BUILD)
+	$(C_CC) $(C_TEST_FLAGS) -Ilibpinvault -o "$@" libpinvault/tests/lib_tests.c $(LIB_SOURCES) $(SODIUM_LIBS)
+
+lib-test: deps $(LIB_FILE) $(LIB_BUILD)/lib-tests
+	$(LIB_BUILD)/lib-tests
+	scripts/check-exports.sh $(LIB_FILE) libpinvault/libpinvault.map
+
+# libFuzzer over every reply the library reads (libpinvault/tests/fuzz-seeds).
+LIB_FUZZ_SECONDS ?= 60
+lib-fuzz: deps
+	@mkdir -p $(LIB_BUILD)/fuzz-corpus $(LIB_BUILD)/fuzz-findings
+	$(PAM_FUZZ_CC) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -Ilibpinvault -o $(LIB_BUILD)/lib-fuzz \
+		libpinvault/tests/lib_fuzz.c $(LIB_SOURCES) $(SODIUM_LIBS)
+	$(LIB_BUILD)/lib-fuzz -max_total_time=$(LIB_FUZZ_SECONDS) -max_len=16384 -print_final_stats=1 \
+		-artifact_prefix=$(LIB_BUILD)/fuzz-findings/ $(LIB_BUILD)/fuzz-corpus libpinvault/tests/fuzz-seeds
+
+# The PAM module (pam/, docs/PAM.md), over libpinvault: linked only to libpinvault,
+# libpam, libc and libsodium; only the pam_sm_* symbols are exported.
+# Relative, as make's targets cannot hold the spaces a checkout's path may have.
+PAM_BUILD    := .build-pam
+PAM_MODULE   := $(PAM_BUILD)/pam_pinvault.so
+PAM_LIBRARY  := pam/pv_challenge.c pam/pv_choice.c pam/pv_locality.c pam/pv_options.c
+PAM_SOURCES  := pam/pam_pinvault.c $(PAM_LIBRARY)
+PAM_HEADERS  := $(wildcard pam/*.h) libpinvault/pinvault.h
+PAM_LIBS     := -lpam $(SODIUM_LIBS)
 
 pam: deps $(PAM_MODULE)
 
-$(PAM_MODULE): $(PAM_SOURCES) $(PAM_HEADERS) Makefile
+$(PAM_MODULE): $(PAM_SOURCES) $(PAM_HEADERS) $(LIB_FILE) Makefile
 	@mkdir -p $(PAM_BUILD)
-	$(PAM_CC) $(PAM_CFLAGS) $(PAM_LDFLAGS) -o "$@" $(PAM_SOURCES) $(PAM_LIBS)
+	$(PAM_CC) $(PAM_CFLAGS) -Ilibpinvault $(PAM_LDFLAGS) -o "$@" $(PAM_SOURCES) $(LIB_LINK) $(PAM_LIBS)
 
-$(PAM_BUILD)/pv-tests: pam/tests/pv_tests.c $(PAM_LIBRARY) $(PAM_HEADERS) Makefile
+# The unit tests compile libpinvault's sources in, to reach the parsers behind its API.
+$(PAM_BUILD)/pv-tests: pam/tests/pv_tests.c $(PAM_LIBRARY) $(PAM_HEADERS) $(LIB_SOURCES) $(LIB_HEADERS) Makefile
 	@mkdir -p $(PAM_BUILD)
-	$(PAM_CC) -std=gnu11 -O1 -g $(PAM_WARNINGS) -fsanitize=address,undefined -fno-sanitize-recover=all \
-		-o "$@" pam/tests/pv_tests.c $(PAM_LIBRARY) $(PAM_LIBS)
+	$(PAM_CC) $(C_TEST_FLAGS) -Ilibpinvault -Ipam -o "$@" pam/tests/pv_tests.c $(PAM_LIBRARY) $(LIB_SOURCES) $(PAM_LIBS)
 
-pam-test: deps $(PAM_BUILD)/pv-tests
+pam-test: deps $(PAM_BUILD)/pv-tests lib-test
 	$(PAM_BUILD)/pv-tests
+
+# The C modules as the tests load them: copies in STAGE_DIR (an absolute path without
+# spaces), each linked with STAGE_DIR as its run path, so that a module loaded by
+# sudo or sshd (where LD_LIBRARY_PATH is ignored) finds the libpinvault beside it.
+STAGE_DIR ?=
+comma := ,
+stage: deps $(LIB_FILE)
+	@[ -n "$(STAGE_DIR)" ] || { echo "make stage: STAGE_DIR=/absolute/path"; exit 1; }
+	cp $(LIB_FILE) "$(STAGE_DIR)/$(LIB_SONAME)"
+	$(PAM_CC) $(PAM_CFLAGS) -Ilibpinvault $(PAM_LDFLAGS) -Wl,-rpath,"$(STAGE_DIR)" -o "$(STAGE_DIR)/pam_pinvault.so" \
+		$(PAM_SOURCES) $(LIB_LINK) $(PAM_LIBS)
+	$(if $(PKCS11_SOURCES),$(PKCS11_CC) $(PKCS11_CFLAGS) $(PAM_LDFLAGS) -Wl$(comma)-rpath$(comma)"$(STAGE_DIR)" \
+		-o "$(STAGE_DIR)/pinvault-pkcs11.so" $(PKCS11_SOURCES) $(LIB_LINK) $(PKCS11_LIBS))
+	$(C_CC) $(PAM_CFLAGS) -Ilibpinvault -Wl,-rpath,"$(STAGE_DIR)" -o "$(STAGE_DIR)/pinvault-sign" \
+		libpinvault/examples/pinvault-sign.c $(LIB_LINK)
+	chmod 0644 "$(STAGE_DIR)"/*.so*
+
+# The same, built with AddressSanitizer and UBSan (every finding fatal) into STAGE_DIR:
+# the PKCS#11 tests run their clients over it, with libasan preloaded (C_ASAN_RUNTIME).
+C_ASAN_RUNTIME = $(shell $(C_CC) -print-file-name=libasan.so)
+stage-sanitized: deps
+	@[ -n "$(STAGE_DIR)" ] || { echo "make stage-sanitized: STAGE_DIR=/absolute/path"; exit 1; }
+	$(C_CC) $(C_TEST_FLAGS) -fPIC -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=libpinvault/libpinvault.map \
+		-o "$(STAGE_DIR)/$(LIB_SONAME)" $(LIB_SOURCES) $(SODIUM_LIBS)
+	ln -sf $(LIB_SONAME) "$(STAGE_DIR)/libpinvault.so"
+	$(C_CC) $(C_TEST_FLAGS) -fPIC -shared -Ilibpinvault $(P11KIT_CFLAGS) -Wl,-rpath,"$(STAGE_DIR)" \
+		-o "$(STAGE_DIR)/pinvault-pkcs11.so" $(PKCS11_SOURCES) -L"$(STAGE_DIR)" -lpinvault $(PKCS11_LIBS)
+	$(C_CC) $(C_TEST_FLAGS) -Ilibpinvault -Wl,-rpath,"$(STAGE_DIR)" -o "$(STAGE_DIR)/pinvault-sign" \
+		libpinvault/examples/pinvault-sign.c -L"$(STAGE_DIR)" -lpinvault
+	echo "$(C_ASAN_RUNTIME)" > "$(STAGE_DIR)/asan-runtime"
 
 # pam/tests/fuzz-seeds: replies with credentials of each purpose (a keyId the fuzzer
 # could not find by itself), and PAM_RHOSTs with a hosts file (docs/FUZZING.md).
@@ -171,10 +259,35 @@ PAM_FUZZ_CC      ?= $(dir $(realpath $(shell command -v swiftc)))clang
 PAM_FUZZ_SEEDS   := pam/tests/fuzz-seeds
 pam-fuzz: deps
 	@mkdir -p $(PAM_BUILD)/fuzz-corpus $(PAM_BUILD)/fuzz-findings
-	$(PAM_FUZZ_CC) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -o $(PAM_BUILD)/pv-fuzz \
-		pam/tests/pv_fuzz.c $(PAM_LIBRARY) $(PAM_LIBS)
+	$(PAM_FUZZ_CC) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -Ilibpinvault -Ipam -o $(PAM_BUILD)/pv-fuzz \
+		pam/tests/pv_fuzz.c $(PAM_LIBRARY) $(LIB_SOURCES) $(PAM_LIBS)
 	$(PAM_BUILD)/pv-fuzz -max_total_time=$(PAM_FUZZ_SECONDS) -max_len=8192 -print_final_stats=1 \
 		-artifact_prefix=$(PAM_BUILD)/fuzz-findings/ $(PAM_BUILD)/fuzz-corpus $(PAM_FUZZ_SEEDS)
+
+# pinvault-pkcs11.so (pkcs11/, docs/PKCS11.md): a PKCS#11 3.0 module over libpinvault,
+# one token per authenticate credential. The PKCS#11 types and constants come from
+# p11-kit's pkcs11.h (libp11-kit-dev) and pkcs11/pv_pkcs11_3.h (what 3.0 added).
+PKCS11_BUILD   := .build-pkcs11
+PKCS11_MODULE  := $(PKCS11_BUILD)/pinvault-pkcs11.so
+PKCS11_CC      ?= $(C_CC)
+PKCS11_SOURCES := $(wildcard pkcs11/*.c)
+PKCS11_HEADERS := $(wildcard pkcs11/*.h) libpinvault/pinvault.h
+P11KIT_CFLAGS  := $(shell pkg-config --cflags p11-kit-1 2>/dev/null || echo -I/usr/include/p11-kit-1)
+PKCS11_CFLAGS  := $(PAM_CFLAGS) -Ilibpinvault $(P11KIT_CFLAGS)
+PKCS11_LIBS    := $(SODIUM_LIBS) -lpthread
+
+pkcs11: deps $(PKCS11_MODULE)
+
+# make bench's PKCS#11 round trips: one C loop for PinVault's module, Varlink Sign and SoftHSM2.
+PKCS11_BENCH := $(PKCS11_BUILD)/p11-sign-bench
+$(PKCS11_BENCH): pkcs11/bench/p11-sign-bench.c $(PKCS11_HEADERS) $(LIB_FILE) Makefile
+	@mkdir -p $(PKCS11_BUILD)
+	$(PKCS11_CC) $(PKCS11_CFLAGS) -Ipkcs11 -Wl,-rpath,'$$ORIGIN/../$(LIB_BUILD)' -o "$@" pkcs11/bench/p11-sign-bench.c \
+		$(LIB_LINK) -ldl
+
+$(PKCS11_MODULE): $(PKCS11_SOURCES) $(PKCS11_HEADERS) $(LIB_FILE) Makefile
+	@mkdir -p $(PKCS11_BUILD)
+	$(PKCS11_CC) $(PKCS11_CFLAGS) $(PAM_LDFLAGS) -o "$@" $(PKCS11_SOURCES) $(LIB_LINK) $(PKCS11_LIBS)
 
 # libFuzzer needs its library without its main (SwiftPM gives the target its own entry
 # point, which hands over to LLVMFuzzerRunDriver) and coverage instrumentation.
@@ -306,6 +419,8 @@ install: $(if $(INSTALL_FROM),,install-build) pam
 	for page in $(MANPAGES); do \
 		install -m 0644 $$page $(DESTDIR)$(MANDIR)/man$${page##*.}/; \
 	done
+	@# libpinvault (which pam_pinvault.so links) and the PKCS#11 module: install-c, below.
+	$(MAKE) --no-print-directory install-c DESTDIR="$(C_DESTDIR)"
 	@# On the real system (no DESTDIR, as root): create the user, tell systemd.
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
 		command -v systemd-sysusers >/dev/null && systemd-sysusers $(SYSUSERSDIR)/pinvault.conf; \
@@ -313,7 +428,43 @@ install: $(if $(INSTALL_FROM),,install-build) pam
 		echo "next: $(SBINDIR)/pinvault-seal-pepper && systemctl enable --now pinvaultd.socket (docs/OPERATIONS.md)"; \
 	fi; true
 
-uninstall:
+# libpinvault, its header, pkg-config file and man page, and pinvault-pkcs11.so with its
+# p11-kit registration. The Debian package puts them in debian/tmp (C_DESTDIR) for
+# libpinvault0, libpinvault-dev and pinvault-pkcs11 (debian/*.install). p11-kit reads
+# its registry from its own directory, whatever PREFIX is; the registration names the
+# module bare when it is in p11-kit's module directory (so the file is the same on
+# every architecture), else by its full path.
+LIBDIR          ?= $(PREFIX)/lib
+INCLUDEDIR      ?= $(PREFIX)/include
+PKGCONFIGDIR    ?= $(LIBDIR)/pkgconfig
+PKCS11DIR       ?= $(LIBDIR)/pkcs11
+P11KIT_CONFIGS  ?= $(shell pkg-config --variable=p11_module_configs p11-kit-1 2>/dev/null || echo /usr/share/p11-kit/modules)
+P11KIT_MODULES  := $(shell pkg-config --variable=p11_module_path p11-kit-1 2>/dev/null)
+C_DESTDIR       ?= $(DESTDIR)
+
+install-c: lib pkcs11
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(PKCS11DIR) \
+		$(DESTDIR)$(P11KIT_CONFIGS) $(DESTDIR)$(MANDIR)/man3
+	install -m 0644 $(LIB_FILE) $(DESTDIR)$(LIBDIR)/
+	ln -sf libpinvault.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libpinvault.so
+	install -m 0644 libpinvault/pinvault.h $(DESTDIR)$(INCLUDEDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+		-e 's|@VERSION@|$(LIB_VERSION)|' libpinvault/pinvault.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/pinvault.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/pinvault.pc
+	install -m 0644 docs/man/libpinvault.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 0644 $(PKCS11_MODULE) $(DESTDIR)$(PKCS11DIR)/
+	sed -e 's|^module: pinvault-pkcs11.so$$|module: $(if $(filter $(P11KIT_MODULES),$(PKCS11DIR)),pinvault-pkcs11.so,$(PKCS11DIR)/pinvault-pkcs11.so)|' \
+		pkcs11/pinvault.module > $(DESTDIR)$(P11KIT_CONFIGS)/pinvault.module
+	chmod 0644 $(DESTDIR)$(P11KIT_CONFIGS)/pinvault.module
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
+
+uninstall-c:
+	rm -f $(DESTDIR)$(LIBDIR)/libpinvault.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libpinvault.so \
+		$(DESTDIR)$(INCLUDEDIR)/pinvault.h $(DESTDIR)$(PKGCONFIGDIR)/pinvault.pc $(DESTDIR)$(MANDIR)/man3/libpinvault.3 \
+		$(DESTDIR)$(PKCS11DIR)/pinvault-pkcs11.so $(DESTDIR)$(P11KIT_CONFIGS)/pinvault.module
+
+uninstall: uninstall-c
 	@# A stack that still names the module would refuse every sign-in once it is gone:
 	@# take the profile out of the common-* files first.
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v pam-auth-update >/dev/null; then \
@@ -390,7 +541,7 @@ man: release
 # as `make release` and the package build it (static Swift runtime, full RELRO).
 BENCH_QUICK   ?=
 BENCH_SCRATCH ?= $(CURDIR)/.build
-bench: test-deps
+bench: test-deps pkcs11 $(PKCS11_BENCH)
 	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path "$(BENCH_SCRATCH)" --product pinvaultd
 	$(SWIFT) build $(RELEASE_FLAGS) --scratch-path "$(BENCH_SCRATCH)" --product pinvault
 	$(SWIFT) build -c release --scratch-path "$(BENCH_SCRATCH)" --product pinvault-bench

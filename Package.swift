@@ -232,6 +232,9 @@ let package = Package(
         .testTarget(name: "PinVaultSSHTests", dependencies: ["PinVaultTestKit", "PinVaultCrypto", "PinVaultSSHProtocol"]),
         // pam_pinvault.so (built from pam/ by `make pam`, C) through pamtester and sudo.
         .testTarget(name: "PinVaultPAMTests", dependencies: ["PinVaultTestKit", "PinVaultCrypto"]),
+        // pinvault-pkcs11.so (pkcs11/, C, over libpinvault) through pkcs11-tool, p11tool, p11-kit and
+        // PyKCS11, beside SoftHSM2.
+        .testTarget(name: "PinVaultPKCS11Tests", dependencies: ["PinVaultTestKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -13,9 +13,11 @@
  * run as a user (a screen locker) it signs in only that user, with no `ownerUid`.
  *
  * Before anything is sent on a connection, its server must be root or
- * `server_user` (SO_PEERCRED). The PIN lives in sodium_malloc'd (locked) memory,
- * is escaped straight into a locked request buffer, and both are wiped once sent;
- * it is never logged, and never handed to other modules (PAM_AUTHTOK is only read).
+ * `server_user` (SO_PEERCRED). The module speaks to pinvaultd through libpinvault
+ * (pinvault.h), the one C client. The PIN lives in sodium_malloc'd (locked)
+ * memory, which libpinvault escapes straight into a locked request buffer and
+ * wipes once sent; it is never logged, and never handed to other modules
+ * (PAM_AUTHTOK is only read).
  *
  * Only the pam_sm_* functions are exported; everything else is hidden.
  */
@@ -36,12 +38,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <pinvault.h>
+
+#include "pv_challenge.h"
 #include "pv_choice.h"
-#include "pv_connection.h"
 #include "pv_locality.h"
 #include "pv_options.h"
-#include "pv_reply.h"
-#include "pv_request.h"
 
 #define PV_EXPORT __attribute__((visibility("default")))
 
@@ -63,8 +65,8 @@ struct sign_in {
     /* uid 0 running the module: it passes `ownerUid` = owner. */
     bool as_admin;
     uid_t owner;
-    struct pv_connection connection;
-    struct pv_credential credential;
+    pinvault_connection *connection;
+    struct pv_login_credential credential;
 };
 
 /* A message to the user (PAM_ERROR_MSG, PAM_TEXT_INFO), unless PAM_SILENT. */
@@ -82,23 +84,33 @@ static void tell(struct sign_in *s, int style, const char *format, ...)
         pam_syslog(s->pamh, LOG_DEBUG, "the conversation did not show a message: %s", pam_strerror(s->pamh, shown));
 }
 
-static const char *io_reason(enum pv_io io)
+/* Why a call failed on our side (a status below 100). */
+static const char *failure_reason(int status)
 {
-    switch (io) {
-    case PV_IO_OK: return "ok";
-    case PV_IO_TIMEOUT: return "timed out";
-    case PV_IO_CLOSED: return "connection closed";
-    case PV_IO_TOO_LONG: return "reply too long";
-    case PV_IO_ERROR: return strerror(errno);
-    }
-    return "?";
+    return status == PINVAULT_E_SYSTEM ? strerror(errno) : pinvault_strerror(status);
+}
+
+/* Milliseconds on CLOCK_MONOTONIC. */
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0;
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* What is left of a wait that ends at `deadline`, at least 1 ms (the call then times out at once). */
+static int left_until(int64_t deadline)
+{
+    int64_t left = deadline - now_ms();
+    return left < 1 ? 1 : left > 600000 ? 600000 : (int)left;
 }
 
 /* The server of the socket must be root or `server_user`: else nothing is sent. */
 static int check_server(struct sign_in *s)
 {
     uid_t server;
-    if (pv_server_uid(&s->connection, &server) != 0) {
+    if (pinvault_server_uid(s->connection, &server) != PINVAULT_OK) {
         pam_syslog(s->pamh, LOG_ERR, "cannot read the credentials of %s's server: %m", s->options.socket_path);
         return PAM_AUTHINFO_UNAVAIL;
     }
@@ -115,10 +127,11 @@ static int check_server(struct sign_in *s)
 /* A new connection (any earlier one closed) to a trusted server, within `deadline`. */
 static int connect_to_daemon(struct sign_in *s, int64_t deadline)
 {
-    pv_close(&s->connection);
-    enum pv_io io = pv_connect(&s->connection, s->options.socket_path, deadline);
-    if (io != PV_IO_OK) {
-        pam_syslog(s->pamh, LOG_ERR, "cannot reach pinvaultd at %s: %s", s->options.socket_path, io_reason(io));
+    pinvault_close(s->connection);
+    s->connection = NULL;
+    int status = pinvault_connect(s->options.socket_path, left_until(deadline), &s->connection);
+    if (status != PINVAULT_OK) {
+        pam_syslog(s->pamh, LOG_ERR, "cannot reach pinvaultd at %s: %s", s->options.socket_path, failure_reason(status));
         return PAM_AUTHINFO_UNAVAIL;
     }
     return check_server(s);
@@ -199,82 +212,69 @@ static int check_locality(struct sign_in *s)
     return PAM_IGNORE;
 }
 
-/* An error the daemon answered, as a PAM result (with its message to the user). */
-static int answer_error(struct sign_in *s, const char *method, const struct pv_error *error)
+/*
+ * A call's failure as a PAM result: the daemon's error (with its message to the
+ * user), or ours (logged). `value` is the error's integer (remaining attempts,
+ * seconds to wait) and `name` its Varlink name.
+ */
+static int answer_failure(struct sign_in *s, const char *method, int status, int64_t value, const char *name)
 {
+    if (status < 100) {
+        pam_syslog(s->pamh, LOG_ERR, "%s on %s: %s", method, s->options.socket_path, failure_reason(status));
+        return PAM_AUTHINFO_UNAVAIL;
+    }
     if (s->options.debug)
-        pam_syslog(s->pamh, LOG_DEBUG, "%s: %s", method, error->name);
-    switch (error->kind) {
-    case PV_ERROR_WRONG_PIN:
+        pam_syslog(s->pamh, LOG_DEBUG, "%s: %s", method, name);
+    switch ((pinvault_status)status) {
+    case PINVAULT_E_WRONG_PIN:
         pam_syslog(s->pamh, LOG_NOTICE, "authentication failure: wrong PIN; user=%s", s->user);
-        tell(s, PAM_ERROR_MSG, "Wrong PIN (%lld attempt%s left)", (long long)error->value, error->value == 1 ? "" : "s");
+        tell(s, PAM_ERROR_MSG, "Wrong PIN (%lld attempt%s left)", (long long)value, value == 1 ? "" : "s");
         return PAM_AUTH_ERR;
-    case PV_ERROR_LOCKED_OUT:
-        tell(s, PAM_ERROR_MSG, "Too many wrong PINs: try again in %lld s", (long long)error->value);
+    case PINVAULT_E_LOCKED_OUT:
+        tell(s, PAM_ERROR_MSG, "Too many wrong PINs: try again in %lld s", (long long)value);
         return PAM_MAXTRIES;
-    case PV_ERROR_BLOCKED:
+    case PINVAULT_E_CREDENTIAL_BLOCKED:
         pam_syslog(s->pamh, LOG_NOTICE, "PIN blocked; user=%s", s->user);
         tell(s, PAM_ERROR_MSG, "PIN blocked: ask an administrator");
         return PAM_MAXTRIES;
-    case PV_ERROR_WIPED:
+    case PINVAULT_E_CREDENTIAL_WIPED:
         pam_syslog(s->pamh, LOG_NOTICE, "PIN credential wiped after too many wrong PINs; user=%s", s->user);
         tell(s, PAM_ERROR_MSG, "Too many wrong PINs: the PIN sign-in was deleted");
         return PAM_MAXTRIES;
-    case PV_ERROR_NO_SUCH_CREDENTIAL:
+    case PINVAULT_E_NO_SUCH_CREDENTIAL:
         return s->options.nouserok ? PAM_IGNORE : PAM_USER_UNKNOWN;
-    case PV_ERROR_UNREGISTRATION_PENDING:
-    case PV_ERROR_BUSY:
-    case PV_ERROR_INTERNAL:
-    case PV_ERROR_PERMISSION_DENIED:
-    case PV_ERROR_OTHER:
+    default:
         break;
     }
-    pam_syslog(s->pamh, LOG_ERR, "pinvaultd answered %s with %s", method, error->name);
+    pam_syslog(s->pamh, LOG_ERR, "pinvaultd answered %s with %s", method, name);
     return PAM_AUTHINFO_UNAVAIL;
 }
 
-/* Sends `frame` and receives the reply, within `deadline`; PAM_SUCCESS or AUTHINFO_UNAVAIL. */
-static int exchange(struct sign_in *s, const char *method, const void *frame, size_t length, int64_t deadline,
-                    const unsigned char **reply, size_t *reply_length)
+/* The last call's failure on the connection, as a PAM result. */
+static int answer_call(struct sign_in *s, const char *method, int status)
 {
-    enum pv_io io = pv_send(&s->connection, frame, length, deadline);
-    if (io == PV_IO_OK)
-        io = pv_receive(&s->connection, deadline, reply, reply_length);
-    if (io == PV_IO_OK)
-        return PAM_SUCCESS;
-    pam_syslog(s->pamh, LOG_ERR, "%s on %s: %s", method, s->options.socket_path, io_reason(io));
-    return PAM_AUTHINFO_UNAVAIL;
+    if (status == PINVAULT_E_PROTOCOL) {
+        pam_syslog(s->pamh, LOG_ERR, "pinvaultd's reply to %s is malformed", method);
+        return PAM_AUTHINFO_UNAVAIL;
+    }
+    return answer_failure(s, method, status, pinvault_error_value(s->connection), pinvault_error_name(s->connection));
 }
 
 /* List: the user's login credential (pv_choice.h), usable now. */
 static int find_credential(struct sign_in *s, int64_t deadline)
 {
-    char frame[2 * 1024];
-    struct pv_buffer request = {.data = frame, .capacity = sizeof frame};
-    const unsigned char *reply;
-    size_t reply_length;
     struct pv_choice choice;
-    struct pv_error error;
-    if (pv_request_list(&request, s->user, s->as_admin, s->owner) != 0)
-        return PAM_AUTHINFO_UNAVAIL; /* cannot happen: the user name is at most 256 bytes */
-    int result = exchange(s, "List", request.data, request.length, deadline, &reply, &reply_length);
-    if (result != PAM_SUCCESS)
-        return result;
     pv_choice_init(&choice, s->options.label);
-    switch (pv_reply_list(reply, reply_length, s->user, s->owner, pv_choice_consider, &choice, &error)) {
-    case PV_REPLY_OK:
-        break;
-    case PV_REPLY_ERROR:
-        return answer_error(s, "List", &error);
-    case PV_REPLY_MALFORMED:
-        pam_syslog(s->pamh, LOG_ERR, "pinvaultd's reply to List is malformed");
-        return PAM_AUTHINFO_UNAVAIL;
-    }
+    (void)pinvault_set_timeout(s->connection, left_until(deadline));
+    int status = pinvault_list(s->connection, s->user, NULL, s->as_admin ? (int64_t)s->owner : PINVAULT_OWNER_SELF,
+                               pv_choice_consider, &choice);
+    if (status != PINVAULT_OK)
+        return answer_call(s, "List", status);
     if (s->options.debug)
         pam_syslog(s->pamh, LOG_DEBUG, "List: %u login and %u legacy credential(s) of %s fit", choice.logins,
                    choice.legacies, s->user);
     unsigned fitting;
-    const struct pv_credential *chosen = pv_choice_result(&choice, &fitting);
+    const struct pv_login_credential *chosen = pv_choice_result(&choice, &fitting);
     if (chosen == NULL)
         return s->options.nouserok ? PAM_IGNORE : PAM_USER_UNKNOWN;
     if (fitting > 1) {
@@ -284,23 +284,18 @@ static int find_credential(struct sign_in *s, int64_t deadline)
     s->credential = *chosen;
     /* What the daemon would refuse without checking a PIN is refused before asking for one. */
     switch (s->credential.state) {
-    case PV_STATE_BLOCKED: {
-        struct pv_error blocked = {.kind = PV_ERROR_BLOCKED, .name = "blocked (List)"};
-        return answer_error(s, "List", &blocked);
-    }
-    case PV_STATE_THROTTLED: {
+    case PINVAULT_STATE_BLOCKED:
+        return answer_failure(s, "List", PINVAULT_E_CREDENTIAL_BLOCKED, 0, "blocked (List)");
+    case PINVAULT_STATE_THROTTLED: {
         int64_t wait = s->credential.locked_until - (int64_t)time(NULL);
         if (s->credential.locked_until < 0 || wait <= 0)
             return PAM_SUCCESS; /* the wait is over, or unknown: the daemon decides */
-        struct pv_error throttled = {.kind = PV_ERROR_LOCKED_OUT, .value = wait, .name = "throttled (List)"};
-        return answer_error(s, "List", &throttled);
+        return answer_failure(s, "List", PINVAULT_E_LOCKED_OUT, wait, "throttled (List)");
     }
-    case PV_STATE_PENDING_UNREGISTRATION: {
-        struct pv_error pending = {.kind = PV_ERROR_UNREGISTRATION_PENDING, .name = "pendingUnregistration (List)"};
-        return answer_error(s, "List", &pending);
-    }
-    case PV_STATE_ACTIVE:
-    case PV_STATE_OTHER:
+    case PINVAULT_STATE_PENDING_UNREGISTRATION:
+        return answer_failure(s, "List", PINVAULT_E_UNREGISTRATION_PENDING, 0, "pendingUnregistration (List)");
+    case PINVAULT_STATE_ACTIVE:
+    case PINVAULT_STATE_OTHER:
         break;
     }
     return PAM_SUCCESS;
@@ -315,10 +310,10 @@ enum pin_source { PIN_FROM_AUTHTOK, PIN_FROM_PROMPT };
  */
 static int take_pin(unsigned char *pin, size_t *pin_length, const char *text)
 {
-    size_t n = strnlen(text, PV_PIN_MAX_BYTES + 1);
+    size_t n = strnlen(text, PINVAULT_PIN_MAX_BYTES + 1);
     if (n == 0)
         return PAM_AUTHINFO_UNAVAIL;
-    if (n > PV_PIN_MAX_BYTES)
+    if (n > PINVAULT_PIN_MAX_BYTES)
         return PAM_AUTH_ERR;
     memcpy(pin, text, n);
     *pin_length = n;
@@ -365,7 +360,7 @@ static int authtok_pin(struct sign_in *s, unsigned char *pin, size_t *pin_length
  */
 static int authenticate(struct sign_in *s, const unsigned char *pin, size_t pin_length, bool *wrong_pin)
 {
-    unsigned char nonce[PV_NONCE_BYTES], challenge[PV_CHALLENGE_MAX_BYTES];
+    unsigned char nonce[PV_NONCE_BYTES], challenge[PINVAULT_CHALLENGE_MAX_BYTES];
     *wrong_pin = false;
     randombytes_buf(nonce, sizeof nonce);
     size_t challenge_length = pv_challenge(challenge, s->service, s->user, nonce);
@@ -373,50 +368,21 @@ static int authenticate(struct sign_in *s, const unsigned char *pin, size_t pin_
         return PAM_SERVICE_ERR; /* cannot happen: service and user were bounded before */
 
     /* A connection of its own, made now that the PIN is typed (the daemon closes idle ones). */
-    int64_t deadline = pv_deadline((int64_t)s->options.timeout_seconds * 1000);
+    int64_t deadline = now_ms() + (int64_t)s->options.timeout_seconds * 1000;
     int connected = connect_to_daemon(s, deadline);
     if (connected != PAM_SUCCESS)
         return connected;
 
-    size_t capacity = pv_request_authenticate_size(s->user, pin, pin_length, challenge_length);
-    char *locked = sodium_malloc(capacity);
-    if (locked == NULL) {
-        pam_syslog(s->pamh, LOG_ERR, "sodium_malloc: %m");
-        return PAM_AUTHINFO_UNAVAIL;
-    }
-    struct pv_buffer request = {.data = locked, .capacity = capacity};
-    int built = pv_request_authenticate(&request, s->user, s->credential.key_id, pin, pin_length,
-                                        challenge, challenge_length, s->as_admin, s->owner);
-    enum pv_io io = built == 0 ? pv_send(&s->connection, request.data, request.length, deadline) : PV_IO_ERROR;
-    sodium_memzero(locked, capacity);
-    sodium_free(locked);
-    if (built != 0) {
-        pam_syslog(s->pamh, LOG_ERR, "the Authenticate call did not fit its buffer");
-        return PAM_AUTHINFO_UNAVAIL;
-    }
-
-    const unsigned char *reply;
-    size_t reply_length;
-    if (io == PV_IO_OK)
-        io = pv_receive(&s->connection, deadline, &reply, &reply_length);
-    if (io != PV_IO_OK) {
-        pam_syslog(s->pamh, LOG_ERR, "Authenticate on %s: %s", s->options.socket_path, io_reason(io));
-        return PAM_AUTHINFO_UNAVAIL;
-    }
-    struct pv_proof proof;
-    struct pv_error error;
-    switch (pv_reply_authenticate(reply, reply_length, &proof, &error)) {
-    case PV_REPLY_OK:
-        break;
-    case PV_REPLY_ERROR:
-        *wrong_pin = error.kind == PV_ERROR_WRONG_PIN;
-        return answer_error(s, "Authenticate", &error);
-    case PV_REPLY_MALFORMED:
-        pam_syslog(s->pamh, LOG_ERR, "pinvaultd's reply to Authenticate is malformed");
-        return PAM_AUTHINFO_UNAVAIL;
+    struct pinvault_proof proof;
+    (void)pinvault_set_timeout(s->connection, left_until(deadline));
+    int status = pinvault_authenticate(s->connection, s->user, s->credential.key_id, pin, pin_length, challenge,
+                                       challenge_length, s->as_admin ? (int64_t)s->owner : PINVAULT_OWNER_SELF, &proof);
+    if (status != PINVAULT_OK) {
+        *wrong_pin = status == PINVAULT_E_WRONG_PIN;
+        return answer_call(s, "Authenticate", status);
     }
     if (strcmp(proof.key_id, s->credential.key_id) != 0 ||
-        memcmp(proof.public_key, s->credential.public_key, PV_PUBLIC_KEY_BYTES) != 0 ||
+        memcmp(proof.public_key, s->credential.public_key, PINVAULT_PUBLIC_KEY_BYTES) != 0 ||
         crypto_sign_verify_detached(proof.signature, challenge, challenge_length, s->credential.public_key) != 0) {
         pam_syslog(s->pamh, LOG_ERR, "pinvaultd's signature for %s does not verify with the listed key %s",
                    s->user, s->credential.key_id);
@@ -437,7 +403,7 @@ static int authenticate(struct sign_in *s, const unsigned char *pin, size_t pin_
 /* Reads the PIN as the options say and authenticates with it. */
 static int check_pin(struct sign_in *s)
 {
-    unsigned char *pin = sodium_malloc(PV_PIN_MAX_BYTES);
+    unsigned char *pin = sodium_malloc(PINVAULT_PIN_MAX_BYTES);
     size_t pin_length = 0;
     bool wrong_pin = false;
     if (pin == NULL) {
@@ -450,7 +416,7 @@ static int check_pin(struct sign_in *s)
         result = authtok_pin(s, pin, &pin_length);
         if (result == PAM_SUCCESS)
             result = authenticate(s, pin, pin_length, &wrong_pin);
-        sodium_memzero(pin, PV_PIN_MAX_BYTES);
+        sodium_memzero(pin, PINVAULT_PIN_MAX_BYTES);
         /* try_first_pass asks once more when there was no token, or it was a wrong PIN. */
         bool again = !s->options.use_first_pass && (wrong_pin || (result == PAM_AUTHINFO_UNAVAIL && pin_length == 0));
         if (!again) {
@@ -461,7 +427,7 @@ static int check_pin(struct sign_in *s)
     result = prompt_pin(s, pin, &pin_length);
     if (result == PAM_SUCCESS)
         result = authenticate(s, pin, pin_length, &wrong_pin);
-    sodium_memzero(pin, PV_PIN_MAX_BYTES);
+    sodium_memzero(pin, PINVAULT_PIN_MAX_BYTES);
     sodium_free(pin);
     return result;
 }
@@ -472,8 +438,8 @@ static int read_user(struct sign_in *s)
     int result = pam_get_user(s->pamh, &s->user, NULL);
     if (result != PAM_SUCCESS)
         return result == PAM_CONV_AGAIN ? PAM_INCOMPLETE : result;
-    size_t n = s->user != NULL ? strnlen(s->user, PV_USER_MAX_BYTES + 1) : 0;
-    if (n == 0 || n > PV_USER_MAX_BYTES)
+    size_t n = s->user != NULL ? strnlen(s->user, PINVAULT_USER_MAX_BYTES + 1) : 0;
+    if (n == 0 || n > PINVAULT_USER_MAX_BYTES)
         return PAM_USER_UNKNOWN;
     for (size_t i = 0; i < n; i++)
         if ((unsigned char)s->user[i] < 0x20 || s->user[i] == 0x7f)
@@ -530,12 +496,13 @@ static int sign_in(struct sign_in *s, int argc, const char **argv)
 
     /* Connecting and List are bounded by the shorter of `timeout` and PV_LIST_TIMEOUT_SECONDS. */
     int list_seconds = s->options.timeout_seconds < PV_LIST_TIMEOUT_SECONDS ? s->options.timeout_seconds : PV_LIST_TIMEOUT_SECONDS;
-    int64_t deadline = pv_deadline((int64_t)list_seconds * 1000);
+    int64_t deadline = now_ms() + (int64_t)list_seconds * 1000;
     result = connect_to_daemon(s, deadline);
     if (result == PAM_SUCCESS)
         result = find_credential(s, deadline);
     /* No connection is held while the user types: Authenticate makes its own. */
-    pv_close(&s->connection);
+    pinvault_close(s->connection);
+    s->connection = NULL;
     if (result == PAM_SUCCESS)
         result = check_pin(s);
     return result;
@@ -543,9 +510,9 @@ static int sign_in(struct sign_in *s, int argc, const char **argv)
 
 PV_EXPORT int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
-    struct sign_in s = {.pamh = pamh, .silent = (flags & PAM_SILENT) != 0, .connection = {.fd = -1}};
+    struct sign_in s = {.pamh = pamh, .silent = (flags & PAM_SILENT) != 0};
     int result = sign_in(&s, argc, argv);
-    pv_close(&s.connection);
+    pinvault_close(s.connection);
     sodium_memzero(&s.credential, sizeof s.credential);
     if (pam_set_data(pamh, SUCCEEDED_DATA, result == PAM_SUCCESS ? (void *)&succeeded_marker : NULL, NULL) != PAM_SUCCESS)
         pam_syslog(pamh, LOG_ERR, "pam_set_data failed");

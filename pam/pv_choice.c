@@ -9,38 +9,43 @@ void pv_choice_init(struct pv_choice *choice, const char *label)
     choice->label = label;
 }
 
-static bool labelled(const struct pv_credential *credential, const char *label)
+static bool labelled(const pinvault_credential *credential, const char *label)
 {
-    return credential->has_label && strcmp(credential->label, label) == 0;
+    const char *own = pinvault_credential_label(credential);
+    return own != NULL && strcmp(own, label) == 0;
 }
 
 /* Counts `credential` among those that fit, keeping the first. */
-static void count(unsigned *fitting, struct pv_credential *first, const struct pv_credential *credential)
+static void count(unsigned *fitting, struct pv_login_credential *first, const pinvault_credential *credential)
 {
-    if ((*fitting)++ == 0)
-        *first = *credential;
+    if ((*fitting)++ > 0)
+        return;
+    memcpy(first->key_id, pinvault_credential_key_id(credential), sizeof first->key_id);
+    memcpy(first->public_key, pinvault_credential_public_key(credential), sizeof first->public_key);
+    first->state = pinvault_credential_state(credential);
+    first->locked_until = pinvault_credential_locked_until(credential);
 }
 
-void pv_choice_consider(void *context, const struct pv_credential *credential)
+void pv_choice_consider(void *context, const pinvault_credential *credential)
 {
     struct pv_choice *choice = context;
-    switch (credential->purpose) {
-    case PV_PURPOSE_LOGIN:
+    switch (pinvault_credential_purpose(credential)) {
+    case PINVAULT_PURPOSE_LOGIN:
         if (choice->label == NULL || labelled(credential, choice->label))
             count(&choice->logins, &choice->login, credential);
         break;
-    case PV_PURPOSE_LEGACY:
+    case PINVAULT_PURPOSE_LEGACY:
         if (labelled(credential, choice->label != NULL ? choice->label : PV_LEGACY_LABEL))
             count(&choice->legacies, &choice->legacy, credential);
         break;
-    case PV_PURPOSE_AUTHENTICATE:
-    case PV_PURPOSE_SSH:
-    case PV_PURPOSE_OTHER:
+    case PINVAULT_PURPOSE_AUTHENTICATE:
+    case PINVAULT_PURPOSE_SSH:
+    case PINVAULT_PURPOSE_OTHER:
         break;
     }
 }
 
-const struct pv_credential *pv_choice_result(const struct pv_choice *choice, unsigned *fitting)
+const struct pv_login_credential *pv_choice_result(const struct pv_choice *choice, unsigned *fitting)
 {
     if (choice->logins > 0) {
         *fitting = choice->logins;

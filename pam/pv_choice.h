@@ -13,29 +13,41 @@
 #ifndef PV_CHOICE_H
 #define PV_CHOICE_H
 
-#include "pv_reply.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <pinvault.h>
 
 /* The label a legacy credential must carry when the service names none. */
 #define PV_LEGACY_LABEL "login"
 
+/* What the module keeps of a listed credential (pinvault_credential lives only for the visit). */
+struct pv_login_credential {
+    char key_id[PINVAULT_KEY_ID_LENGTH + 1];
+    unsigned char public_key[PINVAULT_PUBLIC_KEY_BYTES];
+    pinvault_state state;
+    /* While throttled: Unix seconds of lockedUntil, or -1 when absent. */
+    int64_t locked_until;
+};
+
 struct pv_choice {
-    const char *label;               /* label=, or NULL */
-    unsigned logins;                 /* login credentials that fit */
-    unsigned legacies;               /* legacy credentials that fit */
-    struct pv_credential login;      /* the first of each */
-    struct pv_credential legacy;
+    const char *label;                /* label=, or NULL */
+    unsigned logins;                  /* login credentials that fit */
+    unsigned legacies;                /* legacy credentials that fit */
+    struct pv_login_credential login; /* the first of each */
+    struct pv_login_credential legacy;
 };
 
 /* Starts a choice for a service that names `label` (NULL: none). */
 void pv_choice_init(struct pv_choice *choice, const char *label);
 
-/* A pv_credential_visitor (`context` is the struct pv_choice): weighs one listed credential. */
-void pv_choice_consider(void *context, const struct pv_credential *credential);
+/* A pinvault_credential_visitor (`context` is the struct pv_choice): weighs one listed credential. */
+void pv_choice_consider(void *context, const pinvault_credential *credential);
 
 /*
  * The credential chosen, or NULL when none fits; `*fitting` is how many fit as
  * well as it (more than 1: the service must name a label that tells them apart).
  */
-const struct pv_credential *pv_choice_result(const struct pv_choice *choice, unsigned *fitting);
+const struct pv_login_credential *pv_choice_result(const struct pv_choice *choice, unsigned *fitting);
 
 #endif

@@ -29,6 +29,8 @@
 #      lists it locked and stops cleanly on SIGTERM (its user units installed, enabled
 #      for nobody); pamtester (from Debian) signs
 #      in through pam_pinvault.so with the right PIN and is refused a wrong one;
+#      libpinvault0 and pinvault-pkcs11 (installed and upgraded beside it) put a token
+#      for that uid's authenticate credential in `p11-kit list-modules`;
 #      on a release whose systemd has varlinkctl (254 and later: trixie), varlinkctl
 #      reads the daemon's info and interface and calls GetPolicy;
 #    - the upgrade goes over it with both conffiles edited: both are kept and in force.
@@ -76,6 +78,18 @@ if [ "${1:-}" = --inside ]; then
 	mount --bind "$work/apt-archives-$suite" "$root/var/cache/apt/archives"
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
 	cp "$package" "$upgrade" "$root/tmp/"
+	# --- libpinvault0 and pinvault-pkcs11 (issue 24), built beside each pinvault .deb:
+	# installed and upgraded with it (pam_pinvault.so links libpinvault.so.0).
+	c_packages= c_upgrades=
+	for name in libpinvault0 pinvault-pkcs11; do
+		for pair in "$package:$version" "$upgrade:$upgrade_version"; do
+			deb=${pair%:*} deb_version=${pair##*:}
+			companion=${deb%/*}/${name}_${deb_version}_${deb##*_}
+			[ -f "$companion" ] || fail "no $companion beside $deb"
+			cp "$companion" "$root/tmp/"
+			if [ "$deb" = "$package" ]; then c_packages="$c_packages /tmp/${companion##*/}"; else c_upgrades="$c_upgrades /tmp/${companion##*/}"; fi
+		done
+	done
 	package=/tmp/${package##*/}
 	upgrade=/tmp/${upgrade##*/}
 
@@ -138,7 +152,8 @@ if [ "${1:-}" = --inside ]; then
 	# --- install ---------------------------------------------------------------------
 	step "$suite: apt-get install $package (Depends from the root's sources: $(cat "$root"/etc/apt/sources.list "$root"/etc/apt/sources.list.d/*.list 2>/dev/null | grep '^deb ' | cut -d' ' -f2- | paste -sd, -))"
 	apt_get update >/dev/null
-	apt_get install "$package" >"$root/tmp/install.log" 2>&1 || { cat "$root/tmp/install.log" >&2; fail "apt-get install"; }
+	# shellcheck disable=SC2086 # the companion packages' paths hold no spaces
+	apt_get install "$package" $c_packages >"$root/tmp/install.log" 2>&1 || { cat "$root/tmp/install.log" >&2; fail "apt-get install"; }
 	[ "$(installed_version)" = "ii $version" ] || fail "installed: '$(installed_version)', expected 'ii $version'"
 	grep -q "no pepper sealed" "$root/tmp/install.log" || { cat "$root/tmp/install.log" >&2; fail "the postinst did not say it skipped the pepper"; }
 	grep -q "enabled for the next boot but not started" "$root/tmp/install.log" || fail "the postinst did not say it skipped starting the socket"
@@ -253,6 +268,25 @@ if [ "${1:-}" = --inside ]; then
 	[ "$agent_status" = 0 ] || { cat "$root/tmp/agent.log" >&2; fail "pinvault agent exited $agent_status on SIGTERM"; }
 	expect_status 0 "wipe the ssh key" pinvault wipe alice-ssh --yes --pin-stdin <<<"$pin" >/dev/null
 
+	# --- pinvault-pkcs11 (issue 24) --------------------------------------------------
+	step "pinvault-pkcs11: in p11-kit's registry, uid $user_uid's authenticate credential a token"
+	library=$(in_root dpkg -L libpinvault0 | grep '/libpinvault\.so\.0$' || true)
+	module=$(in_root dpkg -L pinvault-pkcs11 | grep '/pkcs11/pinvault-pkcs11\.so$' || true)
+	[ -n "$library" ] && [ -n "$module" ] || fail "libpinvault.so.0 or pinvault-pkcs11.so is not in its package"
+	[ -f "$root/usr/share/p11-kit/modules/pinvault.module" ] || fail "/usr/share/p11-kit/modules/pinvault.module missing"
+	for binary in "$library" "$module"; do
+		libraries=$(in_root ldd "$binary")
+		if grep -q '/opt/swift\|not found\|libswift\|libFoundation\|libdispatch' <<<"$libraries"; then fail "$binary: $libraries"; fi
+	done
+	# p11-kit is only Recommended: installed here by name, whatever apt does with recommendations.
+	apt_get install p11-kit >"$root/tmp/p11-kit.log" 2>&1 || { cat "$root/tmp/p11-kit.log" >&2; fail "apt-get install p11-kit"; }
+	status=0
+	# p11-kit looks up HOME for its user configuration; uid 1000 has no passwd entry yet.
+	modules=$(as_uid "$user_uid" "$user_uid" env HOME=/nonexistent p11-kit list-modules 2>&1) || status=$?
+	[ "$status" = 0 ] || fail "p11-kit list-modules as uid $user_uid: exit $status: $modules"
+	grep -q "token: alice@example.org (package-test)" <<<"$modules" || fail "p11-kit list-modules shows no PinVault token: $modules"
+	grep -q "library-manufacturer: PinVault" <<<"$modules" || fail "p11-kit list-modules shows no PinVault module: $modules"
+
 	step "pam_pinvault through pamtester: a right PIN signs in, a wrong one is counted"
 	apt_get install pamtester >"$root/tmp/pamtester.log" 2>&1 || { cat "$root/tmp/pamtester.log" >&2; fail "apt-get install pamtester"; }
 	grep -q ":$user_uid:" "$root/etc/passwd" || echo "pvuser:x:$user_uid:$user_uid::/nonexistent:/usr/sbin/nologin" >>"$root/etc/passwd"
@@ -296,7 +330,8 @@ if [ "${1:-}" = --inside ]; then
 	grep -qx 'min_length = 8' "$root/etc/pinvault/pinvaultd.toml" || fail "could not edit pinvaultd.toml"
 	printf '# added by the package test\n13572468\n' >>"$root/etc/pinvault/deny-list.txt"
 	mkdir -p "$root/run/systemd/system"
-	apt_get install "$upgrade" >"$root/tmp/upgrade.log" 2>&1 || { cat "$root/tmp/upgrade.log" >&2; fail "apt-get install (upgrade)"; }
+	# shellcheck disable=SC2086
+	apt_get install "$upgrade" $c_upgrades >"$root/tmp/upgrade.log" 2>&1 || { cat "$root/tmp/upgrade.log" >&2; fail "apt-get install (upgrade)"; }
 	rmdir "$root/run/systemd/system"
 	[ "$(installed_version)" = "ii $upgrade_version" ] || fail "after the upgrade: '$(installed_version)'"
 	grep -qx 'min_length = 8' "$root/etc/pinvault/pinvaultd.toml" || fail "the edited pinvaultd.toml was not kept"

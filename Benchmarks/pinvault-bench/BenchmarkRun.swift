@@ -36,6 +36,8 @@ struct BenchmarkRun {
         try SessionSignBenchmark.run(
             daemon: daemon, agent: agent, userAgent: userAgent, cores: machine.cores, parameters: parameters, report: report
         )
+        progress("PKCS#11 signatures (pinvault-pkcs11.so C_Sign, Varlink Sign, SoftHSM2 C_Sign)")
+        try PKCS11SignBenchmark.run(daemon: daemon, parameters: parameters, report: report)
 
         let clientCount = 2 * machine.cores
         progress("registering \(clientCount) credentials at production cost")

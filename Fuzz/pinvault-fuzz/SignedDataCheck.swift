@@ -8,6 +8,11 @@ import PinVaultSSHProtocol
 /// - whatever it accepts also `resemblesSSHData`: Authenticate and Sign never sign what
 ///   an agent would;
 /// - the parts `parse` reads as names hold no NUL, and a SSHSIG hash has its algorithm's size.
+/// The same bytes go through the two other readers of what a peer sends the agents: an
+/// OpenSSH certificate (what `ssh-cert add` attaches, and an agent knows a key by) and a
+/// `session-bind@openssh.com` body. What they accept is exact too: the certificate is its
+/// input, resembles SSH data (so Authenticate never signs one) and names the key the
+/// agents look up; the binding encodes back to its input.
 enum SignedDataCheck {
     static func run(_ input: UnsafeRawBufferPointer) {
         let resembles = SSHSignedData.resemblesSSHData(input)
@@ -29,6 +34,18 @@ enum SignedDataCheck {
             else { FuzzHarness.trap("an SSHSIG preimage PROTOCOL.sshsig forbids") }
         case nil:
             break
+        }
+        if let certificate = try? SSHCertificate(blob: input) {
+            guard certificate.blob.elementsEqual(input), certificate.publicKey.count == 32 else {
+                FuzzHarness.trap("a certificate that is not its input")
+            }
+            guard resembles else { FuzzHarness.trap("a certificate that does not resemble SSH data") }
+            guard SSHAgentOffer.publicKey(ofBlob: Array(input)) == certificate.publicKey else {
+                FuzzHarness.trap("a certificate whose key the agents would not find")
+            }
+        }
+        if let bind = try? SSHSessionBind.parse(input), !bind.encoded.elementsEqual(input) {
+            FuzzHarness.trap("a session-bind that is not its input")
         }
     }
 }

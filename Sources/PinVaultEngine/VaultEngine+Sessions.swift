@@ -150,6 +150,11 @@ extension VaultEngine {
         recordEnded(sessions.end(boundTo: id), .connectionClosed)
     }
 
+    /// Whether a session is bound to connection `id` (its door keeps it open while idle).
+    public func hasSessions(boundTo id: UInt64) -> Bool {
+        sessions.hasSessions(boundTo: id)
+    }
+
     /// Ends the sessions whose time is up (the sweeper's work; a test with an injected
     /// clock calls it itself).
     func endExpiredSessions() {

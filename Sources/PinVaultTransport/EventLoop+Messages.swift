@@ -224,11 +224,15 @@ extension EventLoop {
         }
     }
 
+    /// Closes the connections idle for `idle_timeout_seconds`, except those whose door
+    /// says they hold what ends with them (a PKCS#11 module's login: an unlock session
+    /// bound to its connection), which `max_connections_per_uid` bounds instead.
     mutating func closeIdleConnections(now: Int64) {
         let limit = Int64(server.limits.idleTimeoutSeconds) * 1000
         for connection in Array(connections.values) {
+            let door = server.doors[connection.door].handler
             connection.withState { state in
-                if state.inFlight == nil && now - state.lastProgress > limit {
+                if state.inFlight == nil && now - state.lastProgress > limit && !door.keepsAlive(connection.id) {
                     close(connection, &state, reason: "idle for server.idle_timeout_seconds")
                 }
             }

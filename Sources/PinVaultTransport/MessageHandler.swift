@@ -17,10 +17,15 @@ public protocol MessageHandler: Sendable {
 
     /// A connection of this handler's socket closed (its calls in flight are cancelled).
     func connectionClosed(_ connection: ConnectionID, peer: Peer)
+
+    /// Whether an idle connection holds state of this door that ends with it (an unlock
+    /// session bound to it): then `server.idle_timeout_seconds` does not close it.
+    func keepsAlive(_ connection: ConnectionID) -> Bool
 }
 
 extension MessageHandler {
     public func connectionClosed(_ connection: ConnectionID, peer: Peer) {}
+    public func keepsAlive(_ connection: ConnectionID) -> Bool { false }
 }
 
 /// What became of a message.

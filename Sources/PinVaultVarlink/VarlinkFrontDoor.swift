@@ -87,6 +87,12 @@ public final class VarlinkFrontDoor: MessageHandler {
         engine.endSessions(boundTo: connection)
     }
 
+    /// A connection that holds a bound session is not closed for idleness: the session
+    /// would end with it (a PKCS#11 login that signs less often than the idle timeout).
+    public func keepsAlive(_ connection: ConnectionID) -> Bool {
+        engine.hasSessions(boundTo: connection)
+    }
+
     private func serviceCall(_ call: VarlinkCall, route: ReplyRoute) -> MessageDisposition {
         switch VarlinkServiceInterface.Method(rawValue: call.methodName) {
         case .getInfo:

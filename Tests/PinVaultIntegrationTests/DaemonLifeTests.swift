@@ -101,6 +101,22 @@ final class DaemonLifeTests: DaemonTestCase {
         XCTAssertSuccess(try client.call("org.varlink.service.GetInfo"))
     }
 
+    /// A session bound to its connection (a PKCS#11 login) would end with it: such a
+    /// connection stays open however long it idles, and closes for idleness once the
+    /// session is gone.
+    func testAConnectionHoldingABoundSession_outlivesTheIdleTimeout_untilItsSessionEnds() throws {
+        try startDaemon(["server": ["idle_timeout_seconds": "1"]])
+        let credential = try client.register(user: "alice", pin: pin)
+        let keyId = try XCTUnwrap(credential["keyId"] as? String)
+        let held = try daemon.connect()
+        XCTAssertSuccess(try held.vault("Unlock", ["user": "alice", "pin": pin, "ttlSeconds": 3600, "bindToConnection": true]))
+        sleep(3)  // three times the idle timeout, with the sweep running each second
+        let challenge = Data("still here".utf8).base64EncodedString()
+        XCTAssertSuccess(try held.vault("Sign", ["keyId": keyId, "challenge": challenge]))
+        XCTAssertSuccess(try held.vault("Lock", ["keyId": keyId]))
+        XCTAssertTrue(held.isClosedByPeer(timeout: 5), "with its session gone, the idle connection stayed open")
+    }
+
     func testMaxConnectionsPerUid_refusesTheNextConnection() throws {
         try startDaemon(["server": ["max_connections_per_uid": "2"]])
         // The start-up probe's connection must be gone before counting.

@@ -10,15 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../pv_choice.h"
-#include "../pv_locality.h"
-#include "../pv_reply.h"
+#include "pv_choice.h"
+#include "pv_locality.h"
+#include "pv_reply.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void fuzz_replies(const uint8_t *data, size_t size)
 {
-    struct pv_proof proof;
+    struct pinvault_proof proof;
     struct pv_error error;
     const char *labels[] = {NULL, "login"};
     for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {

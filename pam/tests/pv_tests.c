@@ -1,6 +1,6 @@
 /*
- * Unit tests of the module's pure parts: the JSON reader, the replies of List and
- * Authenticate, the choice of credential by purpose, the calls it builds, the
+ * Unit tests of the module's pure parts and of the libpinvault parsers it relies on:
+ * the JSON reader, the replies of List and Authenticate, the choice of credential by purpose, the calls it builds, the
  * challenge, times, options and the locality of a transaction. Ends with a
  * deterministic mutation run over valid replies and hosts files (built with ASan
  * and UBSan by `make pam-test`): hostile bytes must be refused, never crash or
@@ -13,12 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../pv_choice.h"
-#include "../pv_json.h"
-#include "../pv_locality.h"
-#include "../pv_options.h"
-#include "../pv_reply.h"
-#include "../pv_request.h"
+#include "pv_challenge.h"
+#include "pv_choice.h"
+#include "pv_json.h"
+#include "pv_locality.h"
+#include "pv_options.h"
+#include "pv_reply.h"
+#include "pv_request.h"
 
 static int passed, failed;
 
@@ -129,11 +130,11 @@ static void credential_json(char *out, size_t size, const char *user, unsigned o
 /* What a List reply listed, as the module's choice saw it (label= as given, or NULL). */
 struct listed {
     unsigned count;
-    struct pv_credential last;
+    struct pinvault_credential last;
     struct pv_choice choice;
 };
 
-static void collect(void *context, const struct pv_credential *credential)
+static void collect(void *context, const pinvault_credential *credential)
 {
     struct listed *listed = context;
     listed->count++;
@@ -155,7 +156,7 @@ static enum pv_reply_status list(const char *frame, struct listed *listed, struc
 }
 
 /* The credential the choice made, or NULL; `*fitting` as pv_choice_result says. */
-static const struct pv_credential *chosen(const struct listed *listed, unsigned *fitting)
+static const struct pv_login_credential *chosen(const struct listed *listed, unsigned *fitting)
 {
     return pv_choice_result(&listed->choice, fitting);
 }
@@ -173,8 +174,8 @@ static void test_list(void)
     credential_json(c2, sizeof c2, "alice", 1000, "login", key2, NULL, "throttled", "login");
     snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s,%s]}}", c1, c2);
     CHECK(list(frame, &result, &error) == PV_REPLY_OK && result.count == 2 &&
-          memcmp(result.last.public_key, key2, 32) == 0 && result.last.state == PV_STATE_THROTTLED &&
-          result.last.locked_until == -1 && result.last.purpose == PV_PURPOSE_LOGIN && result.last.has_label &&
+          memcmp(result.last.public_key, key2, 32) == 0 && result.last.state == PINVAULT_STATE_THROTTLED &&
+          result.last.locked_until == -1 && result.last.purpose == PINVAULT_PURPOSE_LOGIN && result.last.has_label &&
           strcmp(result.last.label, "login") == 0);
     CHECK(chosen(&result, &fitting) != NULL && fitting == 1 && memcmp(chosen(&result, &fitting)->public_key, key2, 32) == 0);
 
@@ -200,7 +201,7 @@ static void test_list(void)
     CHECK(list(frame, &result, &error) == PV_REPLY_OK && result.count == 1 && !result.last.has_label);
     credential_json(c2, sizeof c2, "alice", 1000, "login", key2, NULL, "someFutureState", "login");
     snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s]}}", c2);
-    CHECK(list(frame, &result, &error) == PV_REPLY_OK && result.last.state == PV_STATE_OTHER);
+    CHECK(list(frame, &result, &error) == PV_REPLY_OK && result.last.state == PINVAULT_STATE_OTHER);
 
     /* lockedUntil is read when present. */
     credential_json(c2, sizeof c2, "alice", 1000, "login", key2, NULL, "throttled", "login");
@@ -243,7 +244,7 @@ static int choose(const char *credentials, const char *label)
     snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s]}}", credentials);
     if (list_with_label(frame, label, &result, &error) != PV_REPLY_OK)
         return -2;
-    const struct pv_credential *credential = chosen(&result, &fitting);
+    const struct pv_login_credential *credential = chosen(&result, &fitting);
     if (credential == NULL)
         return 0;
     return fitting > 1 ? -1 : credential->public_key[0];
@@ -256,9 +257,9 @@ static void test_purposes(void)
     struct pv_error error;
 
     /* Each purpose is read; none (an older daemon) reads as legacy; an unknown one as other. */
-    const struct { const char *name; enum pv_purpose purpose; } names[] = {
-        {"authenticate", PV_PURPOSE_AUTHENTICATE}, {"ssh", PV_PURPOSE_SSH}, {"login", PV_PURPOSE_LOGIN},
-        {"legacy", PV_PURPOSE_LEGACY}, {NULL, PV_PURPOSE_LEGACY}, {"fido", PV_PURPOSE_OTHER}, {"Login", PV_PURPOSE_OTHER},
+    const struct { const char *name; pinvault_purpose purpose; } names[] = {
+        {"authenticate", PINVAULT_PURPOSE_AUTHENTICATE}, {"ssh", PINVAULT_PURPOSE_SSH}, {"login", PINVAULT_PURPOSE_LOGIN},
+        {"legacy", PINVAULT_PURPOSE_LEGACY}, {NULL, PINVAULT_PURPOSE_LEGACY}, {"fido", PINVAULT_PURPOSE_OTHER}, {"Login", PINVAULT_PURPOSE_OTHER},
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         char frame[1200];
@@ -343,22 +344,22 @@ static void test_errors(void)
     struct pv_error error;
     /* The parameters may come before the error's name. */
     CHECK(list("{\"parameters\":{\"remainingAttempts\":4},\"error\":\"io.pinvault.Vault.WrongPin\"}", &result, &error) ==
-              PV_REPLY_ERROR && error.kind == PV_ERROR_WRONG_PIN && error.value == 4);
+              PV_REPLY_ERROR && error.kind == PINVAULT_E_WRONG_PIN && error.value == 4);
     CHECK(list("{\"error\":\"io.pinvault.Vault.LockedOut\",\"parameters\":{\"retryAfterSeconds\":30}}", &result, &error) ==
-              PV_REPLY_ERROR && error.kind == PV_ERROR_LOCKED_OUT && error.value == 30);
+              PV_REPLY_ERROR && error.kind == PINVAULT_E_LOCKED_OUT && error.value == 30);
     CHECK(list("{\"error\":\"io.pinvault.Vault.WrongPin\",\"parameters\":{}}", &result, &error) == PV_REPLY_MALFORMED);
     CHECK(list("{\"error\":\"io.pinvault.Vault.WrongPin\"}", &result, &error) == PV_REPLY_MALFORMED);
     CHECK(list("{\"error\":\"io.pinvault.Vault.WrongPin\",\"parameters\":{\"remainingAttempts\":-1}}", &result, &error) ==
           PV_REPLY_MALFORMED);
     CHECK(list("{\"error\":\"io.pinvault.Vault.CredentialBlocked\",\"parameters\":{}}", &result, &error) ==
-              PV_REPLY_ERROR && error.kind == PV_ERROR_BLOCKED);
+              PV_REPLY_ERROR && error.kind == PINVAULT_E_CREDENTIAL_BLOCKED);
     CHECK(list("{\"error\":\"io.pinvault.Vault.CredentialWiped\"}", &result, &error) == PV_REPLY_ERROR &&
-          error.kind == PV_ERROR_WIPED);
+          error.kind == PINVAULT_E_CREDENTIAL_WIPED);
     CHECK(list("{\"error\":\"io.pinvault.Vault.Busy\",\"parameters\":{\"retryAfterMilliseconds\":5}}", &result, &error) ==
-              PV_REPLY_ERROR && error.kind == PV_ERROR_BUSY);
+              PV_REPLY_ERROR && error.kind == PINVAULT_E_BUSY);
     CHECK(list("{\"error\":\"org.varlink.service.PermissionDenied\"}", &result, &error) == PV_REPLY_ERROR &&
-          error.kind == PV_ERROR_PERMISSION_DENIED);
-    CHECK(list("{\"error\":\"com.example.Other\"}", &result, &error) == PV_REPLY_ERROR && error.kind == PV_ERROR_OTHER &&
+          error.kind == PINVAULT_E_PERMISSION_DENIED);
+    CHECK(list("{\"error\":\"com.example.Other\"}", &result, &error) == PV_REPLY_ERROR && error.kind == PINVAULT_E_OTHER &&
           strcmp(error.name, "com.example.Other") == 0);
     /* An error name that could forge a log line is refused. */
     CHECK(list("{\"error\":\"io.pinvault.Vault.WrongPin\\nuser=root\"}", &result, &error) == PV_REPLY_MALFORMED);
@@ -371,7 +372,7 @@ static void test_authenticate(void)
     unsigned char public_key[32], secret_key[64], signature[64];
     char frame[1024], hex[65], pk[64], sig[128];
     unsigned char hash[32];
-    struct pv_proof proof;
+    struct pinvault_proof proof;
     struct pv_error error;
     crypto_sign_keypair(public_key, secret_key);
     crypto_sign_detached(signature, NULL, (const unsigned char *)"x", 1, secret_key);
@@ -426,7 +427,7 @@ static void test_requests(void)
     CHECK(challenge_length == sizeof expected - 1 + 32 && memcmp(challenge, expected, sizeof expected - 1) == 0 &&
           memcmp(challenge + sizeof expected - 1, nonce, 32) == 0);
 
-    size_t capacity = pv_request_authenticate_size("al\"ice", pin, sizeof pin, challenge_length);
+    size_t capacity = pv_request_pin_call_size("al\"ice", pv_json_escaped_length(pin, sizeof pin), challenge_length);
     char *frame = malloc(capacity);
     struct pv_buffer buffer = {.data = frame, .capacity = capacity};
     CHECK(frame != NULL && pv_request_authenticate(&buffer, "al\"ice", "0123456789abcdef0123456789abcdef", pin, sizeof pin,
@@ -473,10 +474,10 @@ static void test_requests(void)
 
     char list_frame[128];
     buffer = (struct pv_buffer){.data = list_frame, .capacity = sizeof list_frame};
-    CHECK(pv_request_list(&buffer, "alice", false, 0) == 0 &&
+    CHECK(pv_request_list(&buffer, "alice", NULL, false, 0) == 0 &&
           strcmp(list_frame, "{\"method\":\"io.pinvault.Vault.List\",\"parameters\":{\"user\":\"alice\"}}") == 0);
     buffer = (struct pv_buffer){.data = list_frame, .capacity = sizeof list_frame};
-    CHECK(pv_request_list(&buffer, "alice", true, 4294967294u) == 0 &&
+    CHECK(pv_request_list(&buffer, "alice", NULL, true, 4294967294u) == 0 &&
           strcmp(list_frame, "{\"method\":\"io.pinvault.Vault.List\",\"parameters\":{\"user\":\"alice\",\"ownerUid\":4294967294}}") == 0);
 
     char long_service[300];
@@ -599,7 +600,7 @@ static void test_mutations(void)
             size_t length = mutate(copy, seeds[s], seed_length, tokens, sizeof tokens - 1);
             unsigned char *exact = exact_copy(copy, length);
             struct pv_choice choice;
-            struct pv_proof proof;
+            struct pinvault_proof proof;
             struct pv_error error;
             unsigned fitting;
             pv_choice_init(&choice, round % 2 == 0 ? NULL : "login");

@@ -252,6 +252,14 @@ final class SessionTable: @unchecked Sendable {
         lock.withLock { keyIds.compactMap(remove) }
     }
 
+    /// Whether a live session is bound to connection `id`.
+    func hasSessions(boundTo id: UInt64) -> Bool {
+        lock.withLock {
+            let time = now()
+            return sessions.values.contains { $0.boundConnection == id && $0.deadline > time }
+        }
+    }
+
     /// Ends the sessions bound to connection `id`.
     func end(boundTo id: UInt64) -> [UnlockedKey] {
         lock.withLock { removeAll { $0.boundConnection == id } }

@@ -1,0 +1,391 @@
+/*
+ * Unit tests of libpinvault's calls and replies beyond what pam/tests/pv_tests.c
+ * covers (the JSON reader, List and Authenticate): the frames of List with a
+ * purpose and no user, Unlock, Lock, Sign and GetPolicy; their replies; the
+ * errors and what they carry; the API's refusals before anything is sent; the
+ * fuzz seeds replayed. Built with ASan and UBSan by `make lib-test`. Ends with a
+ * deterministic mutation run over every reply.
+ *
+ * Prints one line per failed check and "libpinvault unit tests: N passed, M failed".
+ */
+#include <dirent.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pinvault.h"
+#include "pv_json.h"
+#include "pv_reply.h"
+#include "pv_request.h"
+
+static int passed, failed;
+
+#define CHECK(condition) check((condition), #condition, __FILE__, __LINE__)
+
+static void check(int ok, const char *what, const char *file, int line)
+{
+    if (ok) {
+        passed++;
+    } else {
+        failed++;
+        printf("FAILED %s:%d: %s\n", file, line, what);
+    }
+}
+
+#define KEY_ID "0123456789abcdef0123456789abcdef"
+#define SIGNATURE_B64 "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="
+
+/* Builds a frame with `build` into a buffer of `capacity`; the frame without its NUL, or "" on failure. */
+static const char *frame_of(int built, struct pv_buffer *buffer)
+{
+    if (built != 0 || buffer->length == 0 || buffer->data[buffer->length - 1] != '\0')
+        return "";
+    return buffer->data;
+}
+
+static void test_requests(void)
+{
+    char data[2048];
+    struct pv_buffer buffer = {.data = data, .capacity = sizeof data};
+    CHECK(strcmp(frame_of(pv_request_list(&buffer, NULL, "authenticate", false, 0), &buffer),
+                 "{\"method\":\"io.pinvault.Vault.List\",\"parameters\":{\"purpose\":\"authenticate\"}}") == 0);
+    buffer = (struct pv_buffer){.data = data, .capacity = sizeof data};
+    CHECK(strcmp(frame_of(pv_request_list(&buffer, NULL, NULL, false, 0), &buffer),
+                 "{\"method\":\"io.pinvault.Vault.List\",\"parameters\":{}}") == 0);
+    buffer = (struct pv_buffer){.data = data, .capacity = sizeof data};
+    CHECK(strcmp(frame_of(pv_request_list(&buffer, NULL, NULL, true, 7), &buffer),
+                 "{\"method\":\"io.pinvault.Vault.List\",\"parameters\":{\"ownerUid\":7}}") == 0);
+    buffer = (struct pv_buffer){.data = data, .capacity = sizeof data};
+    CHECK(strcmp(frame_of(pv_request_policy(&buffer), &buffer),
+                 "{\"method\":\"io.pinvault.Vault.GetPolicy\",\"parameters\":{}}") == 0);
+    buffer = (struct pv_buffer){.data = data, .capacity = sizeof data};
+    CHECK(strcmp(frame_of(pv_request_lock(&buffer, NULL), &buffer),
+                 "{\"method\":\"io.pinvault.Vault.Lock\",\"parameters\":{}}") == 0);
+    buffer = (struct pv_buffer){.data = data, .capacity = sizeof data};
+    CHECK(strcmp(frame_of(pv_request_lock(&buffer, KEY_ID), &buffer),
+                 "{\"method\":\"io.pinvault.Vault.Lock\",\"parameters\":{\"keyId\":\"" KEY_ID "\"}}") == 0);
+    buffer = (struct pv_buffer){.data = data, .capacity = sizeof data};
+    CHECK(strcmp(frame_of(pv_request_sign(&buffer, KEY_ID, (const unsigned char *)"abc", 3), &buffer),
+                 "{\"method\":\"io.pinvault.Vault.Sign\",\"parameters\":{\"keyId\":\"" KEY_ID
+                 "\",\"challenge\":\"YWJj\"}}") == 0);
+    /* The PIN is escaped so that the daemon unescapes exactly the bytes given, and comes last. */
+    const unsigned char pin[] = {'1', '"', '\\', 0x01, 'z'};
+    buffer = (struct pv_buffer){.data = data, .capacity = sizeof data};
+    CHECK(strcmp(frame_of(pv_request_unlock(&buffer, "al\"ice", KEY_ID, pin, sizeof pin, 3600, true), &buffer),
+                 "{\"method\":\"io.pinvault.Vault.Unlock\",\"parameters\":{\"user\":\"al\\\"ice\",\"keyId\":\"" KEY_ID
+                 "\",\"ttlSeconds\":3600,\"bindToConnection\":true,\"pin\":\"1\\\"\\\\\\u0001z\"}}") == 0);
+    buffer = (struct pv_buffer){.data = data, .capacity = sizeof data};
+    CHECK(strcmp(frame_of(pv_request_unlock(&buffer, "bob", NULL, pin, 1, 1, false), &buffer),
+                 "{\"method\":\"io.pinvault.Vault.Unlock\",\"parameters\":{\"user\":\"bob\",\"ttlSeconds\":1,\"pin\":\"1\"}}") == 0);
+    /* What the interface would refuse is not built: a keyId that is not 32 lowercase hex digits, a challenge out of range. */
+    buffer = (struct pv_buffer){.data = data, .capacity = sizeof data};
+    CHECK(pv_request_sign(&buffer, "0123456789ABCDEF0123456789abcdef", (const unsigned char *)"a", 1) != 0);
+    CHECK(pv_request_sign(&buffer, KEY_ID, (const unsigned char *)"a", 0) != 0);
+    unsigned char big[PV_CHALLENGE_MAX_BYTES + 1];
+    memset(big, 'x', sizeof big);
+    CHECK(pv_request_sign(&buffer, KEY_ID, big, sizeof big) != 0);
+    buffer = (struct pv_buffer){.data = data, .capacity = sizeof data};
+    CHECK(pv_request_sign(&buffer, KEY_ID, big, PV_CHALLENGE_MAX_BYTES) == 0);
+    CHECK(pv_request_lock(&buffer, "short") != 0);
+    /* Too small a buffer is refused, never overrun. */
+    buffer = (struct pv_buffer){.data = data, .capacity = 40};
+    CHECK(pv_request_unlock(&buffer, "alice", KEY_ID, pin, sizeof pin, 5, true) != 0 && buffer.length <= 40);
+}
+
+static int count_visits;
+static struct pinvault_credential last_visit;
+
+static void visit(void *context, const pinvault_credential *credential)
+{
+    (void)context;
+    count_visits++;
+    last_visit = *credential;
+}
+
+/* A credential object of `user` with key byte `k`, failed attempts and state as given. */
+static void credential_json(char *out, size_t size, const char *user, unsigned char k, int failed_attempts,
+                            int remaining, const char *state, const char *unlocked_until)
+{
+    unsigned char key[32], hash[32];
+    char hex[65], b64[64];
+    memset(key, k, sizeof key);
+    crypto_generichash(hash, sizeof hash, key, 32, NULL, 0);
+    sodium_bin2hex(hex, sizeof hex, hash, 16);
+    sodium_bin2base64(b64, sizeof b64, key, 32, sodium_base64_VARIANT_ORIGINAL);
+    snprintf(out, size,
+             "{\"user\":\"%s\",\"keyId\":\"%s\",\"label\":\"laptop\",\"purpose\":\"authenticate\",\"publicKey\":\"%s\","
+             "\"ownerUid\":1000,\"createdAt\":\"2026-01-31T12:00:00Z\",\"lastUsedAt\":null,\"failedAttempts\":%d,"
+             "\"remainingAttempts\":%d,\"state\":\"%s\",\"lockedUntil\":null,\"unregistrationExpiresAt\":null,"
+             "\"unlockedUntil\":%s}",
+             user, hex, b64, failed_attempts, remaining, state, unlocked_until);
+}
+
+static enum pv_reply_status list(const char *frame, const char *user)
+{
+    struct pv_error error;
+    count_visits = 0;
+    memset(&last_visit, 0, sizeof last_visit);
+    return pv_reply_list((const unsigned char *)frame, strlen(frame), user, 1000, visit, NULL, &error);
+}
+
+static void test_list(void)
+{
+    char a[1024], b[1024], frame[4096];
+    credential_json(a, sizeof a, "alice", 1, 0, 10, "active", "null");
+    credential_json(b, sizeof b, "bob", 2, 3, 2, "throttled", "\"2026-11-26T21:00:00Z\"");
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s,%s]}}", a, b);
+    /* Asked for every user: both, each with its user, count and session. */
+    CHECK(list(frame, NULL) == PV_REPLY_OK && count_visits == 2 && strcmp(last_visit.user, "bob") == 0 &&
+          last_visit.failed_attempts == 3 && last_visit.remaining_attempts == 2 &&
+          last_visit.state == PINVAULT_STATE_THROTTLED && last_visit.unlocked_until == 1795726800 &&
+          last_visit.purpose == PINVAULT_PURPOSE_AUTHENTICATE);
+    /* Asked for alice's: bob's credential makes the reply not ours. */
+    CHECK(list(frame, "alice") == PV_REPLY_MALFORMED);
+    /* A negative count is malformed; so is an empty user. */
+    credential_json(a, sizeof a, "alice", 1, -1, 10, "active", "null");
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s]}}", a);
+    CHECK(list(frame, NULL) == PV_REPLY_MALFORMED);
+    credential_json(a, sizeof a, "", 1, 0, 10, "active", "null");
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s]}}", a);
+    CHECK(list(frame, NULL) == PV_REPLY_MALFORMED);
+    credential_json(a, sizeof a, "alice", 1, 0, 10, "active", "\"yesterday\"");
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s]}}", a);
+    CHECK(list(frame, NULL) == PV_REPLY_MALFORMED);
+}
+
+static void test_replies(void)
+{
+    struct pv_error error;
+    struct pinvault_unlock_result unlocked;
+    const char *frame = "{\"parameters\":{\"keyId\":\"" KEY_ID "\",\"unlockedUntil\":\"1970-01-01T01:00:00Z\","
+                        "\"failedAttemptsCleared\":2}}";
+    CHECK(pv_reply_unlock((const unsigned char *)frame, strlen(frame), &unlocked, &error) == PV_REPLY_OK &&
+          strcmp(unlocked.key_id, KEY_ID) == 0 && unlocked.unlocked_until == 3600 && unlocked.failed_attempts_cleared == 2);
+    frame = "{\"parameters\":{\"keyId\":\"" KEY_ID "\",\"unlockedUntil\":null}}";
+    CHECK(pv_reply_unlock((const unsigned char *)frame, strlen(frame), &unlocked, &error) == PV_REPLY_MALFORMED);
+    frame = "{\"parameters\":{\"keyId\":\"" KEY_ID "\"}}";
+    CHECK(pv_reply_unlock((const unsigned char *)frame, strlen(frame), &unlocked, &error) == PV_REPLY_MALFORMED);
+
+    size_t locked;
+    frame = "{\"parameters\":{\"lockedKeyIds\":[\"" KEY_ID "\",\"" KEY_ID "\"]}}";
+    CHECK(pv_reply_lock((const unsigned char *)frame, strlen(frame), &locked, &error) == PV_REPLY_OK && locked == 2);
+    frame = "{\"parameters\":{\"lockedKeyIds\":[]}}";
+    CHECK(pv_reply_lock((const unsigned char *)frame, strlen(frame), &locked, &error) == PV_REPLY_OK && locked == 0);
+    frame = "{\"parameters\":{\"lockedKeyIds\":[\"nothex\"]}}";
+    CHECK(pv_reply_lock((const unsigned char *)frame, strlen(frame), &locked, &error) == PV_REPLY_MALFORMED);
+
+    unsigned char signature[64];
+    memset(signature, 0xff, sizeof signature);
+    frame = "{\"parameters\":{\"signature\":\"" SIGNATURE_B64 "\"}}";
+    CHECK(pv_reply_sign((const unsigned char *)frame, strlen(frame), signature, &error) == PV_REPLY_OK &&
+          signature[0] == 0 && signature[63] == 0);
+    frame = "{\"parameters\":{\"signature\":\"AAAA\"}}";
+    CHECK(pv_reply_sign((const unsigned char *)frame, strlen(frame), signature, &error) == PV_REPLY_MALFORMED);
+    frame = "{\"parameters\":{}}";
+    CHECK(pv_reply_sign((const unsigned char *)frame, strlen(frame), signature, &error) == PV_REPLY_MALFORMED);
+
+    struct pinvault_policy policy;
+    frame = "{\"parameters\":{\"policy\":{\"minLength\":6,\"maxLength\":64,\"digitsOnly\":true,\"maxIdenticalDigits\":3,"
+            "\"allowSequences\":false,\"denyListSize\":100,\"throttleAfter\":5,\"maxAttempts\":10,\"onMaxAttempts\":\"wipe\","
+            "\"futureRule\":[1]}}}";
+    CHECK(pv_reply_policy((const unsigned char *)frame, strlen(frame), &policy, &error) == PV_REPLY_OK &&
+          policy.min_length == 6 && policy.max_length == 64 && policy.digits_only && !policy.allow_sequences &&
+          policy.max_attempts == 10 && policy.throttle_after == 5 && policy.wipe_on_max_attempts);
+    frame = "{\"parameters\":{\"policy\":{\"minLength\":6}}}";
+    CHECK(pv_reply_policy((const unsigned char *)frame, strlen(frame), &policy, &error) == PV_REPLY_MALFORMED);
+}
+
+static void test_errors(void)
+{
+    struct pv_error error;
+    unsigned char signature[64];
+    const struct {
+        const char *frame;
+        enum pv_reply_status status;
+        pinvault_status kind;
+        int64_t value;
+        const char *detail;
+    } cases[] = {
+        {"{\"error\":\"io.pinvault.Vault.NotUnlocked\"}", PV_REPLY_ERROR, PINVAULT_E_NOT_UNLOCKED, 0, ""},
+        {"{\"error\":\"io.pinvault.Vault.WrongPurpose\",\"parameters\":{\"purpose\":\"ssh\"}}", PV_REPLY_ERROR,
+         PINVAULT_E_WRONG_PURPOSE, 0, "ssh"},
+        {"{\"error\":\"io.pinvault.Vault.WrongPurpose\"}", PV_REPLY_MALFORMED, PINVAULT_OK, 0, ""},
+        {"{\"error\":\"org.varlink.service.InvalidParameter\",\"parameters\":{\"parameter\":\"challenge\"}}",
+         PV_REPLY_ERROR, PINVAULT_E_INVALID_PARAMETER, 0, "challenge"},
+        /* A parameter name that could forge a log line is dropped, not the error. */
+        {"{\"error\":\"org.varlink.service.InvalidParameter\",\"parameters\":{\"parameter\":\"a\\nb\"}}",
+         PV_REPLY_ERROR, PINVAULT_E_INVALID_PARAMETER, 0, ""},
+        {"{\"error\":\"org.varlink.service.InvalidParameter\",\"parameters\":{\"parameter\":"
+         "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}}",
+         PV_REPLY_ERROR, PINVAULT_E_INVALID_PARAMETER, 0, ""},
+        {"{\"error\":\"io.pinvault.Vault.TooManyCredentials\",\"parameters\":{\"limit\":16}}", PV_REPLY_ERROR,
+         PINVAULT_E_TOO_MANY_CREDENTIALS, 16, ""},
+        {"{\"error\":\"io.pinvault.Vault.Busy\",\"parameters\":{\"retryAfterMilliseconds\":250}}", PV_REPLY_ERROR,
+         PINVAULT_E_BUSY, 250, ""},
+        {"{\"error\":\"io.pinvault.Vault.TooManySessions\",\"parameters\":{\"limit\":16}}", PV_REPLY_ERROR,
+         PINVAULT_E_TOO_MANY_SESSIONS, 16, ""},
+        {"{\"error\":\"io.pinvault.Vault.TooManySessions\"}", PV_REPLY_MALFORMED, PINVAULT_OK, 0, ""},
+        {"{\"error\":\"io.pinvault.Vault.Conflict\"}", PV_REPLY_ERROR, PINVAULT_E_CONFLICT, 0, ""},
+        {"{\"error\":\"io.pinvault.Vault.ShuttingDown\"}", PV_REPLY_ERROR, PINVAULT_E_SHUTTING_DOWN, 0, ""},
+        {"{\"error\":\"io.pinvault.Vault.AmbiguousCredential\",\"parameters\":{\"keyIds\":[]}}", PV_REPLY_ERROR,
+         PINVAULT_E_AMBIGUOUS_CREDENTIAL, 0, ""},
+        {"{\"error\":\"io.pinvault.Vault.InternalError\"}", PV_REPLY_ERROR, PINVAULT_E_INTERNAL, 0, ""},
+        {"{\"error\":\"io.pinvault.Vault.SomethingNew\",\"parameters\":{\"x\":1}}", PV_REPLY_ERROR, PINVAULT_E_OTHER, 0, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        memset(&error, 0, sizeof error);
+        enum pv_reply_status status =
+            pv_reply_sign((const unsigned char *)cases[i].frame, strlen(cases[i].frame), signature, &error);
+        bool ok = status == cases[i].status &&
+                  (status != PV_REPLY_ERROR || (error.kind == cases[i].kind && error.value == cases[i].value &&
+                                                strcmp(error.detail, cases[i].detail) == 0));
+        if (ok) {
+            passed++;
+        } else {
+            failed++;
+            printf("FAILED: error reply %zu: %s\n", i, cases[i].frame);
+        }
+    }
+}
+
+/* The public calls refuse what the interface would, before connecting or sending. */
+static void test_api_refusals(void)
+{
+    pinvault_connection *connection = NULL;
+    CHECK(pinvault_connect("/nonexistent/socket", 0, &connection) == PINVAULT_E_ARGUMENT && connection == NULL);
+    CHECK(pinvault_connect("/nonexistent/socket", 1000, NULL) == PINVAULT_E_ARGUMENT);
+    CHECK(pinvault_connect("/nonexistent/socket", 1000, &connection) == PINVAULT_E_SYSTEM && connection == NULL);
+    unsigned char signature[64];
+    CHECK(pinvault_sign(NULL, KEY_ID, "a", 1, signature) == PINVAULT_E_ARGUMENT);
+    CHECK(pinvault_unlock(NULL, "alice", NULL, "1", 1, 60, 0, NULL) == PINVAULT_E_ARGUMENT);
+    CHECK(strcmp(pinvault_error_name(NULL), "") == 0 && pinvault_error_value(NULL) == 0);
+    CHECK(strcmp(pinvault_strerror(PINVAULT_E_WRONG_PIN), "wrong PIN") == 0);
+    CHECK(strcmp(pinvault_strerror(12345), "unknown status") == 0);
+    /* A status for every value the header names. */
+    for (int status = PINVAULT_E_WRONG_PIN; status <= PINVAULT_E_OTHER; status++)
+        CHECK(strcmp(pinvault_strerror(status), "unknown status") != 0);
+    void *secret = pinvault_secret_alloc(64);
+    CHECK(secret != NULL);
+    if (secret != NULL)
+        memset(secret, '7', 64);
+    pinvault_secret_free(secret);
+    pinvault_secret_free(NULL);
+    setenv("PINVAULT_SOCKET", "relative/path", 1);
+    CHECK(strcmp(pinvault_default_socket(), PINVAULT_DEFAULT_SOCKET) == 0);
+    setenv("PINVAULT_SOCKET", "/run/user/1000/pv.sock", 1);
+    CHECK(strcmp(pinvault_default_socket(), "/run/user/1000/pv.sock") == 0);
+    unsetenv("PINVAULT_SOCKET");
+}
+
+/* Every reader over one input, as the fuzz target runs them. */
+static void read_all(const unsigned char *bytes, size_t length)
+{
+    struct pv_error error;
+    struct pinvault_proof proof;
+    struct pinvault_unlock_result unlocked;
+    struct pinvault_policy policy;
+    unsigned char signature[64];
+    size_t locked;
+    (void)pv_reply_list(bytes, length, NULL, 1000, visit, NULL, &error);
+    (void)pv_reply_authenticate(bytes, length, &proof, &error);
+    (void)pv_reply_unlock(bytes, length, &unlocked, &error);
+    (void)pv_reply_lock(bytes, length, &locked, &error);
+    (void)pv_reply_sign(bytes, length, signature, &error);
+    (void)pv_reply_policy(bytes, length, &policy, &error);
+}
+
+/* The committed fuzz seeds (libpinvault/tests/fuzz-seeds), read as the fuzzer reads them. */
+static unsigned replay_seeds(const char *directory)
+{
+    DIR *dir = opendir(directory);
+    unsigned count = 0;
+    if (dir == NULL)
+        return 0;
+    for (struct dirent *entry; (entry = readdir(dir)) != NULL;) {
+        if (entry->d_name[0] == '.')
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", directory, entry->d_name);
+        FILE *file = fopen(path, "rb");
+        if (file == NULL)
+            continue;
+        unsigned char bytes[16384];
+        size_t length = fread(bytes, 1, sizeof bytes, file);
+        fclose(file);
+        unsigned char *exact = malloc(length > 0 ? length : 1);
+        if (exact == NULL)
+            abort();
+        memcpy(exact, bytes, length);
+        read_all(exact, length);
+        free(exact);
+        count++;
+    }
+    closedir(dir);
+    return count;
+}
+
+/* xorshift64*: the same mutations on every run. */
+static uint64_t state = 0x9E3779B97F4A7C15ull;
+static uint64_t next_random(void)
+{
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    return state * 0x2545F4914F6CDD1Dull;
+}
+
+static void test_mutations(void)
+{
+    char credential[1024], seeds[5][2048];
+    credential_json(credential, sizeof credential, "alice", 7, 1, 9, "throttled", "\"2026-11-26T21:00:00Z\"");
+    snprintf(seeds[0], sizeof seeds[0], "{\"parameters\":{\"credentials\":[%s]}}", credential);
+    snprintf(seeds[1], sizeof seeds[1], "{\"parameters\":{\"keyId\":\"" KEY_ID "\",\"unlockedUntil\":\"2026-11-26T21:00:00Z\",\"failedAttemptsCleared\":1}}");
+    snprintf(seeds[2], sizeof seeds[2], "{\"parameters\":{\"lockedKeyIds\":[\"" KEY_ID "\"]}}");
+    snprintf(seeds[3], sizeof seeds[3], "{\"parameters\":{\"signature\":\"" SIGNATURE_B64 "\"}}");
+    snprintf(seeds[4], sizeof seeds[4], "{\"error\":\"org.varlink.service.InvalidParameter\",\"parameters\":{\"parameter\":\"challenge\"}}");
+    static const char tokens[] = "{}[]\",:\\0123456789-+.eEtrufalsn \x00\x7f\xc3\xa9\xed\xf4\xff";
+    unsigned long runs = 0;
+    for (int s = 0; s < 5; s++) {
+        size_t seed_length = strlen(seeds[s]);
+        for (int round = 0; round < 20000; round++) {
+            unsigned char copy[2048 + 16];
+            size_t length = seed_length;
+            memcpy(copy, seeds[s], seed_length);
+            int edits = 1 + (int)(next_random() % 4);
+            for (int e = 0; e < edits && length > 0; e++) {
+                size_t at = (size_t)(next_random() % length);
+                switch (next_random() % 3) {
+                case 0: copy[at] = (unsigned char)tokens[next_random() % (sizeof tokens - 1)]; break;
+                case 1: copy[at] = (unsigned char)next_random(); break;
+                case 2: length = at; break;
+                }
+            }
+            unsigned char *exact = malloc(length > 0 ? length : 1);
+            if (exact == NULL)
+                abort();
+            memcpy(exact, copy, length);
+            read_all(exact, length);
+            free(exact);
+            runs++;
+        }
+    }
+    CHECK(runs == 100000);
+}
+
+int main(int argc, char **argv)
+{
+    if (sodium_init() < 0) {
+        printf("sodium_init failed\n");
+        return 1;
+    }
+    test_requests();
+    test_list();
+    test_replies();
+    test_errors();
+    test_api_refusals();
+    CHECK(replay_seeds(argc > 1 ? argv[1] : "libpinvault/tests/fuzz-seeds") >= 10);
+    test_mutations();
+    printf("libpinvault unit tests: %d passed, %d failed\n", passed, failed);
+    return failed == 0 ? 0 : 1;
+}
