@@ -104,7 +104,7 @@ let package = Package(
             dependencies: [
                 "PinVaultVarlink", "PinVaultSSHAgent", "PinVaultAgentDoor", "PinVaultEngine", "PinVaultTransport", "PinVaultStore",
                 "PinVaultConfiguration",
-                "PinVaultCore", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem",
+                "PinVaultCore", "PinVaultCrypto", "PinVaultSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
