@@ -153,6 +153,9 @@ PAM_CET      := $(shell $(PAM_CC) -fcf-protection -E -x c /dev/null >/dev/null 2
 PAM_CFLAGS   ?= -std=gnu11 -O2 -g $(PAM_WARNINGS) -fstack-protector-strong -fstack-clash-protection \
 	$(PAM_CET) -D_FORTIFY_SOURCE=2 -fPIC -fvisibility=hidden
 PAM_LDFLAGS  ?= -shared -Wl,-z,relro,-z,now -Wl,-z,noexecstack -Wl,-z,defs -Wl,--as-needed
+# A library's calls to its own exported functions stay its own: a process that loads
+# several PKCS#11 modules holds several C_Sign, and another's must not answer ours.
+SYMBOLIC     := -Wl,-Bsymbolic-functions
 SODIUM_LIBS  := $(shell pkg-config --libs libsodium 2>/dev/null || echo -lsodium)
 # The tests' flags: AddressSanitizer and UBSan, every finding fatal.
 C_TEST_FLAGS := -std=gnu11 -O1 -g $(C_WARNINGS) -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -174,8 +177,8 @@ lib: deps $(LIB_FILE)
 
 $(LIB_FILE): $(LIB_SOURCES) $(LIB_HEADERS) libpinvault/libpinvault.map Makefile
 	@mkdir -p $(LIB_BUILD)
-	$(C_CC) $(PAM_CFLAGS) $(PAM_LDFLAGS) -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=libpinvault/libpinvault.map \
-		-o "$@" $(LIB_SOURCES) $(SODIUM_LIBS)
+	$(C_CC) $(PAM_CFLAGS) $(PAM_LDFLAGS) $(SYMBOLIC) -Wl,-soname,$(LIB_SONAME) \
+		-Wl,--version-script=libpinvault/libpinvault.map -o "$@" $(LIB_SOURCES) $(SODIUM_LIBS)
 	ln -sf libpinvault.so.$(LIB_VERSION) $(LIB_BUILD)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(LIB_BUILD)/libpinvault.so
 
@@ -287,7 +290,7 @@ $(PKCS11_BENCH): pkcs11/bench/p11-sign-bench.c $(PKCS11_HEADERS) $(LIB_FILE) Mak
 
 $(PKCS11_MODULE): $(PKCS11_SOURCES) $(PKCS11_HEADERS) $(LIB_FILE) Makefile
 	@mkdir -p $(PKCS11_BUILD)
-	$(PKCS11_CC) $(PKCS11_CFLAGS) $(PAM_LDFLAGS) -o "$@" $(PKCS11_SOURCES) $(LIB_LINK) $(PKCS11_LIBS)
+	$(PKCS11_CC) $(PKCS11_CFLAGS) $(PAM_LDFLAGS) $(SYMBOLIC) -o "$@" $(PKCS11_SOURCES) $(LIB_LINK) $(PKCS11_LIBS)
 
 # libFuzzer needs its library without its main (SwiftPM gives the target its own entry
 # point, which hands over to LLVMFuzzerRunDriver) and coverage instrumentation.

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "pv_connection.h"
+#include "pv_json.h"
 #include "pv_reply.h"
 #include "pv_request.h"
 
@@ -27,6 +28,12 @@ struct pinvault_connection {
     uid_t self;
     /* The last call's daemon error. */
     struct pv_error error;
+    /*
+     * The stream is out of step (a timeout, a half-sent call, a malformed or unasked
+     * reply): no later call is sent on it, or it could be answered with an earlier
+     * call's reply.
+     */
+    bool broken;
 };
 
 PV_EXPORT const char *pinvault_default_socket(void)
@@ -142,17 +149,48 @@ PV_EXPORT const char *pinvault_strerror(int status)
 }
 
 /*
+ * Whether a call may be sent: not on a broken stream, nor on one the daemon has
+ * closed (PINVAULT_E_CLOSED: nothing was sent, connect again) or sent unasked bytes on.
+ */
+static int ready(pinvault_connection *connection)
+{
+    if (connection->broken)
+        return PINVAULT_E_CLOSED;
+    enum pv_io io = pv_ready(&connection->socket);
+    if (io == PV_IO_OK)
+        return PINVAULT_OK;
+    connection->broken = true;
+    return io == PV_IO_TOO_LONG ? PINVAULT_E_PROTOCOL : status_of_io(io);
+}
+
+PV_EXPORT int pinvault_check(pinvault_connection *connection)
+{
+    return connection != NULL ? ready(connection) : PINVAULT_E_ARGUMENT;
+}
+
+/* A call's I/O outcome; any failure leaves the stream out of step, so broken. */
+static int finished(pinvault_connection *connection, enum pv_io io)
+{
+    if (io != PV_IO_OK)
+        connection->broken = true;
+    return status_of_io(io);
+}
+
+/*
  * Sends `frame` (NUL included) and receives the reply; PINVAULT_OK leaves it in
  * *reply, valid until the next call. Clears the last error first.
  */
 static int exchange(pinvault_connection *connection, const char *frame, size_t length,
                     const unsigned char **reply, size_t *reply_length)
 {
+    int status = ready(connection);
+    if (status != PINVAULT_OK)
+        return status;
     int64_t deadline = pv_deadline(connection->timeout_ms);
     enum pv_io io = pv_send(&connection->socket, frame, length, deadline);
     if (io == PV_IO_OK)
         io = pv_receive(&connection->socket, deadline, reply, reply_length);
-    return status_of_io(io);
+    return finished(connection, io);
 }
 
 /* A parsed reply's status: the daemon's error kind, or PROTOCOL for a malformed reply. */
@@ -167,6 +205,7 @@ static int status_of_reply(pinvault_connection *connection, enum pv_reply_status
         break;
     }
     memset(&connection->error, 0, sizeof connection->error);
+    connection->broken = true;
     return PINVAULT_E_PROTOCOL;
 }
 
@@ -179,11 +218,22 @@ static bool begin(pinvault_connection *connection)
     return true;
 }
 
-/* A user the interface accepts the size of (its characters are the daemon's to judge). */
+/*
+ * A user the interface accepts the size and encoding of (which characters a name
+ * may have is the daemon's to judge; bytes that are not UTF-8 could not even be sent
+ * as a JSON string).
+ */
 static bool user_valid(const char *user)
 {
     size_t n = user != NULL ? strnlen(user, PINVAULT_USER_MAX_BYTES + 1) : 0;
-    return n > 0 && n <= PINVAULT_USER_MAX_BYTES;
+    return n > 0 && n <= PINVAULT_USER_MAX_BYTES && pv_json_utf8_valid((const unsigned char *)user, n);
+}
+
+/* A PIN the interface accepts: at most PINVAULT_PIN_MAX_BYTES of UTF-8. */
+static bool pin_valid(const void *pin, size_t pin_length)
+{
+    return (pin != NULL || pin_length == 0) && pin_length <= PINVAULT_PIN_MAX_BYTES &&
+           (pin_length == 0 || pv_json_utf8_valid(pin, pin_length));
 }
 
 PV_EXPORT int pinvault_get_policy(pinvault_connection *connection, struct pinvault_policy *policy)
@@ -304,14 +354,15 @@ static int send_pin_call(pinvault_connection *connection, const struct pin_call 
         ? pv_request_unlock(&request, call->user, call->key_id, call->pin, call->pin_length, call->ttl_seconds, call->bind)
         : pv_request_authenticate(&request, call->user, call->key_id, call->pin, call->pin_length, call->challenge,
                                   call->challenge_length, call->with_owner, call->owner);
+    int status = built == 0 ? ready(connection) : PINVAULT_E_ARGUMENT;
     int64_t deadline = pv_deadline(connection->timeout_ms);
-    enum pv_io io = built == 0 ? pv_send(&connection->socket, request.data, request.length, deadline) : PV_IO_OK;
+    enum pv_io io = status == PINVAULT_OK ? pv_send(&connection->socket, request.data, request.length, deadline) : PV_IO_OK;
     sodium_free(locked); /* zeroes the whole allocation */
-    if (built != 0)
-        return PINVAULT_E_ARGUMENT;
+    if (status != PINVAULT_OK)
+        return status;
     if (io == PV_IO_OK)
         io = pv_receive(&connection->socket, deadline, reply, reply_length);
-    return status_of_io(io);
+    return finished(connection, io);
 }
 
 PV_EXPORT int pinvault_authenticate(pinvault_connection *connection, const char *user, const char *key_id, const void *pin,
@@ -319,8 +370,7 @@ PV_EXPORT int pinvault_authenticate(pinvault_connection *connection, const char 
                                     struct pinvault_proof *proof)
 {
     bool with_owner = owner_uid != PINVAULT_OWNER_SELF;
-    if (!begin(connection) || !user_valid(user) || proof == NULL || (pin == NULL && pin_length > 0) ||
-        pin_length > PINVAULT_PIN_MAX_BYTES || challenge == NULL || challenge_length == 0 ||
+    if (!begin(connection) || !user_valid(user) || proof == NULL || !pin_valid(pin, pin_length) || challenge == NULL || challenge_length == 0 ||
         challenge_length > PINVAULT_CHALLENGE_MAX_BYTES || (key_id != NULL && !pv_key_id_valid(key_id)) ||
         (with_owner && (owner_uid < 0 || owner_uid > 4294967294LL)))
         return PINVAULT_E_ARGUMENT;
@@ -340,8 +390,7 @@ PV_EXPORT int pinvault_unlock(pinvault_connection *connection, const char *user,
                               size_t pin_length, int64_t ttl_seconds, unsigned flags, struct pinvault_unlock_result *result)
 {
     struct pinvault_unlock_result ignored;
-    if (!begin(connection) || !user_valid(user) || (pin == NULL && pin_length > 0) || pin_length > PINVAULT_PIN_MAX_BYTES ||
-        (key_id != NULL && !pv_key_id_valid(key_id)) || ttl_seconds < 1 || ttl_seconds > 31536000 ||
+    if (!begin(connection) || !user_valid(user) || !pin_valid(pin, pin_length) || (key_id != NULL && !pv_key_id_valid(key_id)) || ttl_seconds < 1 || ttl_seconds > 31536000 ||
         (flags & ~PINVAULT_UNLOCK_BIND_TO_CONNECTION) != 0)
         return PINVAULT_E_ARGUMENT;
     struct pin_call call = {

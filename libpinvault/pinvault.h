@@ -156,6 +156,15 @@ int pinvault_set_timeout(pinvault_connection *connection, int timeout_ms);
 /* The uid of the process that serves the socket (SO_PEERCRED): check it before sending a PIN. */
 int pinvault_server_uid(const pinvault_connection *connection, uid_t *uid);
 
+/*
+ * Whether a call can be sent on the connection now, without waiting: PINVAULT_OK;
+ * PINVAULT_E_CLOSED when the daemon has closed it (its idle timeout, a restart) or an
+ * earlier call failed midway (a timeout); PINVAULT_E_PROTOCOL when bytes nobody asked
+ * for wait on it. On anything but OK, close it and connect again: an unlock bound
+ * to it has ended. Every call makes this check itself before it sends.
+ */
+int pinvault_check(pinvault_connection *connection);
+
 /* The last call's daemon error: its Varlink name ("" after success or a local failure). */
 const char *pinvault_error_name(const pinvault_connection *connection);
 /* Its integer: remainingAttempts, retryAfterSeconds, retryAfterMilliseconds or limit; else 0. */
@@ -197,7 +206,7 @@ int64_t pinvault_credential_locked_until(const pinvault_credential *credential);
 int64_t pinvault_credential_unlocked_until(const pinvault_credential *credential);
 
 /*
- * Authenticate: checks the PIN (`pin_length` bytes, counted by the daemon when
+ * Authenticate: checks the PIN (`pin_length` bytes of UTF-8, counted by the daemon when
  * wrong) and signs exactly the challenge (1 to PINVAULT_CHALLENGE_MAX_BYTES).
  * `key_id` may be NULL when the user holds one credential Authenticate may use.
  * The caller should verify proof->signature with a public key it trusts.

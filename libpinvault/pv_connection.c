@@ -171,6 +171,29 @@ enum pv_io pv_receive(struct pv_connection *connection, int64_t deadline,
     }
 }
 
+enum pv_io pv_ready(struct pv_connection *connection)
+{
+    /* Varlink without "more" sends one reply per call: anything past it is not ours. */
+    if (connection->length > connection->consumed)
+        return PV_IO_TOO_LONG;
+    struct pollfd entry = {.fd = connection->fd, .events = POLLIN | POLLRDHUP};
+    int ready;
+    do {
+        ready = poll(&entry, 1, 0);
+    } while (ready < 0 && errno == EINTR);
+    if (ready < 0)
+        return PV_IO_ERROR;
+    if (ready == 0)
+        return PV_IO_OK;
+    if (entry.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL))
+        return PV_IO_CLOSED;
+    unsigned char byte;
+    ssize_t peeked = recv(connection->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (peeked == 0)
+        return PV_IO_CLOSED;
+    return peeked > 0 ? PV_IO_TOO_LONG : PV_IO_OK;
+}
+
 void pv_close(struct pv_connection *connection)
 {
     if (connection->fd >= 0)

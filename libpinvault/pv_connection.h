@@ -47,6 +47,14 @@ enum pv_io pv_send(struct pv_connection *connection, const void *frame, size_t l
 enum pv_io pv_receive(struct pv_connection *connection, int64_t deadline,
                       const unsigned char **frame, size_t *length);
 
+/*
+ * Whether the connection can carry a call now, without waiting: the daemon has not
+ * closed it (an idle connection, a restart) and nothing it did not ask for waits
+ * on it, nor is left over from the last frame. PV_IO_CLOSED or PV_IO_TOO_LONG (bytes
+ * nobody asked for) otherwise.
+ */
+enum pv_io pv_ready(struct pv_connection *connection);
+
 /* Closes the socket and frees the buffer. Safe on a connection that never opened. */
 void pv_close(struct pv_connection *connection);
 

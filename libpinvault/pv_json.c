@@ -152,6 +152,18 @@ static size_t utf8_sequence(const unsigned char *p, const unsigned char *end)
     return need;
 }
 
+bool pv_json_utf8_valid(const unsigned char *bytes, size_t count)
+{
+    const unsigned char *end = bytes + count;
+    for (const unsigned char *p = bytes; p < end;) {
+        size_t n = utf8_sequence(p, end);
+        if (n == 0)
+            return false;
+        p += n;
+    }
+    return true;
+}
+
 /* Reads a string; `*length` is its full decoded length even past `capacity`. */
 static int read_string(struct pv_json *json, char *out, size_t capacity, size_t *length)
 {

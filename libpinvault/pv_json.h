@@ -65,4 +65,7 @@ int pv_json_skip(struct pv_json *json);
 /* Only whitespace is left. */
 int pv_json_finish(struct pv_json *json);
 
+/* Whether `bytes` are well-formed UTF-8 (RFC 3629), as every JSON string we send must be. */
+bool pv_json_utf8_valid(const unsigned char *bytes, size_t count);
+
 #endif

@@ -377,6 +377,11 @@ static int authenticate(struct sign_in *s, const unsigned char *pin, size_t pin_
     (void)pinvault_set_timeout(s->connection, left_until(deadline));
     int status = pinvault_authenticate(s->connection, s->user, s->credential.key_id, pin, pin_length, challenge,
                                        challenge_length, s->as_admin ? (int64_t)s->owner : PINVAULT_OWNER_SELF, &proof);
+    if (status == PINVAULT_E_ARGUMENT) {
+        /* The user and keyId came from List: what the library refused unsent is the PIN (not UTF-8). */
+        tell(s, PAM_ERROR_MSG, "A PIN is UTF-8 text: this one was not sent");
+        return PAM_AUTH_ERR;
+    }
     if (status != PINVAULT_OK) {
         *wrong_pin = status == PINVAULT_E_WRONG_PIN;
         return answer_call(s, "Authenticate", status);

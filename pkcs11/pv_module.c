@@ -54,15 +54,26 @@ static bool trusted_server(uid_t uid)
     if (uid == 0 || uid == geteuid())
         return true;
     struct passwd entry, *found = NULL;
-    char buffer[1024];
+    char buffer[16384]; /* glibc's own initial size for getpwnam; a long gecos or NSS entry fits */
     return getpwnam_r(PV_SERVER_USER, &entry, buffer, sizeof buffer, &found) == 0 && found != NULL &&
            found->pw_uid == uid;
 }
 
+void pv_drop_connection(void)
+{
+    pinvault_close(pv.connection);
+    pv.connection = NULL;
+    pv_forget_logins();
+}
+
 pinvault_connection *pv_connection(CK_RV *rv)
 {
-    if (pv.connection != NULL)
-        return pv.connection;
+    if (pv.connection != NULL) {
+        if (pinvault_check(pv.connection) == PINVAULT_OK)
+            return pv.connection;
+        /* The daemon closed it (idle with no login, a restart) or it is out of step: a new one. */
+        pv_drop_connection();
+    }
     pinvault_connection *connection;
     if (pinvault_connect(NULL, PV_CALL_TIMEOUT_MS, &connection) != PINVAULT_OK) {
         *rv = CKR_DEVICE_ERROR;
@@ -92,9 +103,7 @@ void pv_connection_failed(int status)
     case PINVAULT_E_CLOSED:
     case PINVAULT_E_PROTOCOL:
         /* The stream is lost or out of step: a new one next time, and no login survives it. */
-        pinvault_close(pv.connection);
-        pv.connection = NULL;
-        pv_forget_logins();
+        pv_drop_connection();
         break;
     default:
         break;
@@ -111,7 +120,7 @@ CK_RV pv_ckr(int status, bool pin_call)
 {
     switch ((pinvault_status)status) {
     case PINVAULT_OK: return CKR_OK;
-    case PINVAULT_E_ARGUMENT: return CKR_ARGUMENTS_BAD;
+    case PINVAULT_E_ARGUMENT: return pin_call ? CKR_PIN_INVALID : CKR_ARGUMENTS_BAD; /* a PIN not UTF-8: not sent */
     case PINVAULT_E_SYSTEM:
     case PINVAULT_E_TIMEOUT:
     case PINVAULT_E_CLOSED:

@@ -28,8 +28,13 @@
 /* Most slots (credentials) and sessions the module keeps. */
 #define PV_MAX_SLOTS 128
 #define PV_MAX_SESSIONS 1024
-/* Each call to pinvaultd waits at most this long (an Unlock runs Argon2id). */
-#define PV_CALL_TIMEOUT_MS 30000
+/*
+ * How long a call to pinvaultd may take: C_Login's Unlock runs Argon2id behind others'
+ * (and may wait its turn in a full KDF pool); everything else answers at once, so a
+ * daemon that stops answering holds the application (and the module's lock) briefly.
+ */
+#define PV_CALL_TIMEOUT_MS 5000
+#define PV_LOGIN_TIMEOUT_MS 30000
 /* ttlSeconds of C_Login's Unlock: the daemon caps it at sessions.max_ttl_seconds. */
 #define PV_LOGIN_TTL_SECONDS 31536000
 /* CKA_ID: the 16 bytes a keyId is the hex of. */
@@ -106,6 +111,9 @@ void pv_connection_failed(int status);
 
 /* Ends every login of the module (its keys are no longer unlocked for it). */
 void pv_forget_logins(void);
+
+/* Closes the connection: every login was a session bound to it, so each ends with it. */
+void pv_drop_connection(void);
 
 /* Refreshes the slot table with List (the caller's authenticate credentials). */
 CK_RV pv_refresh_slots(void);

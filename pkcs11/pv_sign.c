@@ -85,9 +85,10 @@ PV_EXPORT CK_RV C_Sign(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG u
     if (ulDataLen < PV_SIGN_MIN_BYTES || ulDataLen > PV_SIGN_MAX_BYTES)
         return pv_done(CKR_DATA_LEN_RANGE);
     struct pv_slot *slot = &pv.slots[session->key_slot];
+    /* The connection first: one the daemon closed took the login with it. */
+    pinvault_connection *connection = slot->logged_in ? pv_connection(&rv) : NULL;
     if (!slot->logged_in)
         return pv_done(CKR_USER_NOT_LOGGED_IN);
-    pinvault_connection *connection = pv_connection(&rv);
     if (connection == NULL)
         return pv_done(rv);
     unsigned char signature[PINVAULT_SIGNATURE_BYTES];
@@ -99,6 +100,13 @@ PV_EXPORT CK_RV C_Sign(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG u
             slot->logged_in = false;
         return pv_done(pv_ckr(status, false));
     }
+    /*
+     * A signature that the token's key does not verify never leaves: a daemon (or a
+     * peer passing as it) that answers wrongly, or a key that changed under the slot,
+     * is a device error, not a signature for the application to send on.
+     */
+    if (crypto_sign_verify_detached(signature, pData, ulDataLen, slot->public_key) != 0)
+        return pv_done(CKR_DEVICE_ERROR);
     memcpy(pSignature, signature, sizeof signature);
     *pulSignatureLen = sizeof signature;
     return pv_done(CKR_OK);

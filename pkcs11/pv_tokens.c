@@ -212,6 +212,7 @@ PV_EXPORT CK_RV C_GetTokenInfo(CK_SLOT_ID slotID, CK_TOKEN_INFO_PTR pInfo)
     pv_pad(pInfo->manufacturerID, sizeof pInfo->manufacturerID, "PinVault");
     pv_pad(pInfo->model, sizeof pInfo->model, "pinvaultd");
     pv_pad(pInfo->serialNumber, sizeof pInfo->serialNumber, serial);
+    pv_pad(pInfo->utcTime, sizeof pInfo->utcTime, ""); /* no CKF_CLOCK_ON_TOKEN: blank, as padded fields are */
     pInfo->flags = CKF_TOKEN_INITIALIZED | CKF_USER_PIN_INITIALIZED | CKF_LOGIN_REQUIRED | pin_flags(slot);
     pInfo->ulMaxSessionCount = CK_EFFECTIVELY_INFINITE;
     pInfo->ulMaxRwSessionCount = CK_EFFECTIVELY_INFINITE;
@@ -274,8 +275,13 @@ void pv_logout_slot(struct pv_slot *slot)
     if (pv.connection == NULL)
         return; /* the connection went, and with it the bound session */
     int status = pinvault_lock(pv.connection, slot->key_id, NULL);
-    /* Lock answers NotUnlocked for nothing; a failed connection is closed, which ends the session too. */
-    pv_connection_failed(status);
+    /*
+     * NotUnlocked: nothing was left to end. Any other failure (a busy or stopping daemon,
+     * a lost connection) may leave the session open in pinvaultd: closing the connection
+     * it is bound to ends it, and the other logins with it, as a logout must not fail open.
+     */
+    if (status != PINVAULT_OK && status != PINVAULT_E_NOT_UNLOCKED)
+        pv_drop_connection();
 }
 
 PV_EXPORT CK_RV C_Login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_UTF8CHAR_PTR pPin, CK_ULONG ulPinLen)
@@ -306,8 +312,10 @@ PV_EXPORT CK_RV C_Login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_UT
     if (connection == NULL)
         return pv_done(rv);
     /* The PIN goes from the application's buffer into libpinvault's locked request, wiped once sent. */
+    (void)pinvault_set_timeout(connection, PV_LOGIN_TIMEOUT_MS);
     int status = pinvault_unlock(connection, slot->user, slot->key_id, pPin, ulPinLen, PV_LOGIN_TTL_SECONDS,
                                  PINVAULT_UNLOCK_BIND_TO_CONNECTION, NULL);
+    (void)pinvault_set_timeout(connection, PV_CALL_TIMEOUT_MS);
     if (status == PINVAULT_OK) {
         slot->logged_in = true;
         slot->failed_attempts = 0;

@@ -115,12 +115,20 @@ class PAMTestCase: XCTestCase {
     func pamtester(_ service: PAMServiceFile, user pamUser: String? = nil, input: String = "", asUser: Bool = false,
                    operation: String = "authenticate", items: [String: String] = [:], environment: [String: String] = [:],
                    timeout: TimeInterval = 30) throws -> Outcome {
+        try pamtester(service, user: pamUser, bytes: Data(input.utf8), asUser: asUser, operation: operation, items: items,
+                      environment: environment, timeout: timeout)
+    }
+
+    /// pamtester with `bytes` on its standard input, UTF-8 or not.
+    func pamtester(_ service: PAMServiceFile, user pamUser: String? = nil, bytes input: Data, asUser: Bool = false,
+                   operation: String = "authenticate", items: [String: String] = [:], environment: [String: String] = [:],
+                   timeout: TimeInterval = 30) throws -> Outcome {
         let options = items.sorted { $0.key < $1.key }.flatMap { ["-I", "\($0.key)=\($0.value)"] }
             + environment.sorted { $0.key < $1.key }.flatMap { ["-E", "\($0.key)=\($0.value)"] }
         let command = ["/usr/bin/pamtester"] + options + [service.name, pamUser ?? user.name, operation]
         let result = asUser
-            ? try Subprocess.run("/usr/bin/setpriv", user.setpriv(command), input: Data(input.utf8), timeout: timeout)
-            : try Subprocess.run(command[0], Array(command.dropFirst()), input: Data(input.utf8), timeout: timeout)
+            ? try Subprocess.run("/usr/bin/setpriv", user.setpriv(command), input: input, timeout: timeout)
+            : try Subprocess.run(command[0], Array(command.dropFirst()), input: input, timeout: timeout)
         return Outcome(status: result.status, output: result.standardOutput + result.standardError)
     }
 }

@@ -166,6 +166,17 @@ final class PamtesterTests: PAMTestCase {
         XCTAssertEqual(try usersCredentials().first?["failedAttempts"] as? Int, 0)
     }
 
+    /// A PIN typed in a terminal of another encoding (Latin-1 "é") cannot be sent as JSON
+    /// text: AUTH_ERR with a message, nothing sent, nothing counted.
+    func testAPinThatIsNotUTF8_isAuthErr_notSent_andCostsNothing() throws {
+        try startDaemon()
+        try registerAsUser()
+        let outcome = try pamtester(try onlyModule(), bytes: Data([0x32, 0x35, 0xE9, 0x30, 0x34, 0x36, 0x0A]))
+        XCTAssertTrue(outcome.failed(with: PAMResult.authError), outcome.description)
+        XCTAssertTrue(outcome.output.contains("A PIN is UTF-8 text"), outcome.description)
+        XCTAssertEqual(try usersCredentials().first?["failedAttempts"] as? Int, 0)
+    }
+
     /// pam_unix prompts for a password and sets PAM_AUTHTOK (then fails: the test user
     /// has none; `optional` ignores that); use_first_pass takes that token as the PIN.
     func testUseFirstPass_takesPAM_AUTHTOK_fromAStackedModule_andNeverPrompts() throws {

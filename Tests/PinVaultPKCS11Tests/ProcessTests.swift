@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import PinVaultTestKit
 import XCTest
 
@@ -25,6 +26,53 @@ final class ProcessTests: PKCS11TestCase {
                                           message: Data("second process".utf8)))
         // Its exit closed its connection, which ended the session it was bound to.
         XCTAssertFalse(try listed(alice.keyId)["unlockedUntil"] is String, "a login outlived its process")
+    }
+
+    /// A restart of pinvaultd (or its idle timeout) closes the module's connection: the
+    /// next call connects again instead of answering CKR_DEVICE_ERROR, and the login that
+    /// ended with the connection is reported as such, never signed with.
+    func testADaemonRestart_underALoggedInProgram_endsTheLogin_andTheModuleConnectsAgain() throws {
+        try startDaemon()
+        let alice = try register("alice")
+        let directory = try TemporaryDirectory()
+        var pipe: [Int32] = [-1, -1]
+        XCTAssertEqual(Glibc.pipe(&pipe), 0)
+        let pinLine = Array((pin + "\n").utf8)
+        XCTAssertEqual(write(pipe[1], pinLine, pinLine.count), pinLine.count)
+        close(pipe[1])
+        let log = directory.path + "/reconnect.log"
+        let script = try ChildProcess(
+            path: "/usr/bin/python3",
+            arguments: [TestDaemon.repositoryRoot + "/pkcs11/tests/reconnect.py", modules.pkcs11Module, "alice", directory.path],
+            environment: environment, logPath: log, descriptors: [pipe[0]: 0])
+        close(pipe[0])
+        // Waits for the script to have logged in and signed: a condition, not a deadline to beat.
+        var paused = false
+        for _ in 0..<6000 where script.isRunning {
+            paused = FileManager.default.fileExists(atPath: directory.path + "/paused")
+            if paused { break }
+            usleep(50_000)
+        }
+        let before = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        XCTAssertTrue(paused, "reconnect.py never paused: \(before)")
+        if paused {
+            XCTAssertEqual(try daemon.stop(), 0, daemon.log)
+            try daemon.start()
+        }
+        FileManager.default.createFile(atPath: directory.path + "/resume", contents: Data())
+        XCTAssertEqual(script.waitForExit(timeout: 300), 0)
+        let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        let line = output.split(separator: "\n").last.map(String.init) ?? ""
+        let out = try XCTUnwrap(try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], output)
+        XCTAssertEqual(out["login"] as? String, "CKR_OK", "\(out)")
+        XCTAssertEqual(out["sign"] as? String, "CKR_OK", "\(out)")
+        XCTAssertEqual(out["token info after the restart"] as? String, "CKR_OK", "\(out)")
+        XCTAssertEqual(out["sign after the restart"] as? String, "CKR_USER_NOT_LOGGED_IN", "\(out)")
+        XCTAssertEqual(out["login again"] as? String, "CKR_OK", "\(out)")
+        XCTAssertEqual(out["sign again"] as? String, "CKR_OK", "\(out)")
+        XCTAssertTrue(try opensslVerifies(publicKey: alice.publicKey,
+                                          signature: Data(hex: out["signature again"] as? String ?? "") ?? Data(),
+                                          message: Data("after the restart".utf8)))
     }
 
     func testAForkedChild_mustInitializeAgain_andItsFinalizeLeavesTheParentLoggedIn() throws {

@@ -7,8 +7,23 @@
  *     pinvault-sign alice 0123456789abcdef0123456789abcdef challenge.bin < pin > signature
  */
 #include <pinvault.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+/*
+ * Whether the process serving the socket may hear the PIN: root, the pinvault user
+ * (the packaged daemon) or ourselves (a daemon of our own, $PINVAULT_SOCKET).
+ */
+static int trusted(pinvault_connection *vault)
+{
+    uid_t server;
+    if (pinvault_server_uid(vault, &server) != PINVAULT_OK)
+        return 0;
+    const struct passwd *daemon_user = getpwnam("pinvault");
+    return server == 0 || server == geteuid() || (daemon_user != NULL && server == daemon_user->pw_uid);
+}
 
 int main(int argc, char **argv)
 {
@@ -40,6 +55,12 @@ int main(int argc, char **argv)
     if (status != PINVAULT_OK) {
         fprintf(stderr, "pinvault-sign: %s\n", pinvault_strerror(status));
         pinvault_secret_free(pin);
+        return 1;
+    }
+    if (!trusted(vault)) { /* before the PIN goes out: who listens on the socket? */
+        fprintf(stderr, "pinvault-sign: the socket is not served by pinvaultd's user; no PIN sent\n");
+        pinvault_secret_free(pin);
+        pinvault_close(vault);
         return 1;
     }
     /* Unlocked for as long as this connection lives: no other program can use the session after it. */

@@ -9,10 +9,14 @@
  * Prints one line per failed check and "libpinvault unit tests: N passed, M failed".
  */
 #include <dirent.h>
+#include <errno.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "pinvault.h"
 #include "pv_json.h"
@@ -278,6 +282,115 @@ static void test_api_refusals(void)
     unsetenv("PINVAULT_SOCKET");
 }
 
+/* A listening socket in a fresh directory: the daemon's side of test_stream_in_step. */
+struct peer {
+    char directory[64];
+    char path[96];
+    int listener;
+};
+
+static int peer_open(struct peer *peer)
+{
+    snprintf(peer->directory, sizeof peer->directory, "/tmp/pv-lib-tests.XXXXXX");
+    if (mkdtemp(peer->directory) == NULL)
+        return -1;
+    snprintf(peer->path, sizeof peer->path, "%s/socket", peer->directory);
+    struct sockaddr_un address = {.sun_family = AF_UNIX};
+    snprintf(address.sun_path, sizeof address.sun_path, "%s", peer->path);
+    peer->listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (peer->listener < 0 || bind(peer->listener, (struct sockaddr *)&address, sizeof address) != 0 ||
+        listen(peer->listener, 8) != 0)
+        return -1;
+    return 0;
+}
+
+static void peer_close(struct peer *peer)
+{
+    close(peer->listener);
+    unlink(peer->path);
+    rmdir(peer->directory);
+}
+
+/* A client connection and the daemon's end of it (-1 when either failed). */
+static int peer_accept(struct peer *peer, int timeout_ms, pinvault_connection **connection)
+{
+    *connection = NULL;
+    if (pinvault_connect(peer->path, timeout_ms, connection) != PINVAULT_OK)
+        return -1;
+    return accept(peer->listener, NULL, NULL);
+}
+
+/* Bytes the client sent that the daemon's end has not read: 0 when none (nothing was sent). */
+static ssize_t pending(int fd)
+{
+    char bytes[4096];
+    ssize_t n = recv(fd, bytes, sizeof bytes, MSG_DONTWAIT);
+    return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) ? 0 : n;
+}
+
+/*
+ * A connection never answers a call with another call's reply: after a timeout, a
+ * malformed reply or bytes nobody asked for, and once the daemon has closed it, every
+ * call answers CLOSED (or PROTOCOL) without sending. pinvault_check says so first.
+ * PINs and users that are not UTF-8 are refused before anything is sent.
+ */
+static void test_stream_in_step(void)
+{
+    struct peer peer;
+    if (peer_open(&peer) != 0) {
+        CHECK(!"a listening socket for the stream tests");
+        return;
+    }
+    pinvault_connection *connection;
+    size_t locked = 0;
+    static const char lock_reply[] = "{\"parameters\":{\"locked\":1}}";
+
+    /* A healthy connection, then one reply too many from the daemon. */
+    int daemon = peer_accept(&peer, 1000, &connection);
+    CHECK(daemon >= 0 && pinvault_check(connection) == PINVAULT_OK);
+    CHECK(send(daemon, lock_reply, sizeof lock_reply, MSG_NOSIGNAL) == (ssize_t)sizeof lock_reply);
+    CHECK(pinvault_check(connection) == PINVAULT_E_PROTOCOL);
+    CHECK(pinvault_lock(connection, NULL, &locked) == PINVAULT_E_CLOSED && locked == 0);
+    CHECK(pending(daemon) == 0);
+    pinvault_close(connection);
+    close(daemon);
+
+    /* The daemon closed it (its idle timeout): known before anything is sent. */
+    daemon = peer_accept(&peer, 1000, &connection);
+    CHECK(daemon >= 0);
+    close(daemon);
+    CHECK(pinvault_check(connection) == PINVAULT_E_CLOSED);
+    CHECK(pinvault_lock(connection, NULL, &locked) == PINVAULT_E_CLOSED);
+    pinvault_close(connection);
+
+    /* A call that timed out: its late reply must not answer the next call. */
+    daemon = peer_accept(&peer, 50, &connection);
+    CHECK(daemon >= 0 && pinvault_lock(connection, NULL, &locked) == PINVAULT_E_TIMEOUT);
+    CHECK(pending(daemon) > 0);
+    CHECK(send(daemon, lock_reply, sizeof lock_reply, MSG_NOSIGNAL) == (ssize_t)sizeof lock_reply);
+    CHECK(pinvault_lock(connection, NULL, &locked) == PINVAULT_E_CLOSED && locked == 0);
+    CHECK(pinvault_check(connection) == PINVAULT_E_CLOSED);
+    CHECK(pending(daemon) == 0);
+    pinvault_close(connection);
+    close(daemon);
+
+    /* A PIN or a user that is not UTF-8 is refused, and nothing is sent; a UTF-8 PIN goes. */
+    daemon = peer_accept(&peer, 50, &connection);
+    CHECK(daemon >= 0);
+    CHECK(pinvault_unlock(connection, "alice", NULL, "12\xff" "34", 5, 60, 0, NULL) == PINVAULT_E_ARGUMENT);
+    CHECK(pinvault_unlock(connection, "alice", NULL, "\xc3", 1, 60, 0, NULL) == PINVAULT_E_ARGUMENT);
+    CHECK(pinvault_unlock(connection, "alice", NULL, "\xed\xa0\x80", 3, 60, 0, NULL) == PINVAULT_E_ARGUMENT);
+    struct pinvault_proof proof;
+    CHECK(pinvault_authenticate(connection, "al\xe9", NULL, "1234", 4, "c", 1, PINVAULT_OWNER_SELF, &proof) ==
+          PINVAULT_E_ARGUMENT);
+    CHECK(pinvault_check(connection) == PINVAULT_OK && pending(daemon) == 0);
+    CHECK(pinvault_unlock(connection, "alice", NULL, "p\xc3\xa9", 3, 60, 0, NULL) == PINVAULT_E_TIMEOUT);
+    CHECK(pending(daemon) > 0);
+    pinvault_close(connection);
+    close(daemon);
+    peer_close(&peer);
+}
+
 /* Every reader over one input, as the fuzz target runs them. */
 static void read_all(const unsigned char *bytes, size_t length)
 {
@@ -384,6 +497,7 @@ int main(int argc, char **argv)
     test_replies();
     test_errors();
     test_api_refusals();
+    test_stream_in_step();
     CHECK(replay_seeds(argc > 1 ? argv[1] : "libpinvault/tests/fuzz-seeds") >= 10);
     test_mutations();
     printf("libpinvault unit tests: %d passed, %d failed\n", passed, failed);
