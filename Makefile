@@ -286,7 +286,7 @@ PKCS11_BENCH := $(PKCS11_BUILD)/p11-sign-bench
 $(PKCS11_BENCH): pkcs11/bench/p11-sign-bench.c $(PKCS11_HEADERS) $(LIB_FILE) Makefile
 	@mkdir -p $(PKCS11_BUILD)
 	$(PKCS11_CC) $(PKCS11_CFLAGS) -Ipkcs11 -Wl,-rpath,'$$ORIGIN/../$(LIB_BUILD)' -o "$@" pkcs11/bench/p11-sign-bench.c \
-		$(LIB_LINK) -ldl
+		$(LIB_LINK) $(SODIUM_LIBS) -ldl
 
 $(PKCS11_MODULE): $(PKCS11_SOURCES) $(PKCS11_HEADERS) $(LIB_FILE) Makefile
 	@mkdir -p $(PKCS11_BUILD)

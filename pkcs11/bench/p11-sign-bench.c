@@ -5,6 +5,8 @@
  *
  *   p11-sign-bench pkcs11 MODULE TOKEN_LABEL ROUNDS CALLS   C_SignInit + C_Sign of 32 bytes (CKM_EDDSA)
  *   p11-sign-bench varlink USER KEY_ID ROUNDS CALLS        libpinvault's pinvault_sign (Varlink Sign)
+ *   p11-sign-bench varlink-verify USER KEY_ID ROUNDS CALLS the same, each signature verified with the listed key
+ *                                                          (what the module's C_Sign does before it returns one)
  *
  * Logs in (or unlocks) once, signs 50 times uncounted, then prints one line per
  * round: CALLS signatures divided by the round's seconds (CLOCK_MONOTONIC).
@@ -12,6 +14,8 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pinvault.h>
+#include <sodium.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +52,19 @@ struct party {
     CK_OBJECT_HANDLE key;
     pinvault_connection *vault;
     const char *key_id;
+    bool verify;
+    unsigned char public_key[PINVAULT_PUBLIC_KEY_BYTES];
 };
+
+/* List's visitor: the public key of the party's credential. */
+static void take_public_key(void *context, const pinvault_credential *credential)
+{
+    struct party *party = context;
+    if (strcmp(pinvault_credential_key_id(credential), party->key_id) == 0) {
+        memcpy(party->public_key, pinvault_credential_public_key(credential), sizeof party->public_key);
+        party->verify = true;
+    }
+}
 
 static void sign_once(struct party *party)
 {
@@ -65,6 +81,8 @@ static void sign_once(struct party *party)
         int status = pinvault_sign(party->vault, party->key_id, data, sizeof data, signature);
         if (status != PINVAULT_OK)
             fail("pinvault_sign", (unsigned long)status);
+        if (party->verify && crypto_sign_verify_detached(signature, data, sizeof data, party->public_key) != 0)
+            fail("a signature that does not verify", 0);
     }
 }
 
@@ -113,7 +131,7 @@ static void open_pkcs11(struct party *party, const char *module, const char *lab
 int main(int argc, char **argv)
 {
     if (argc != 6) {
-        fprintf(stderr, "usage: p11-sign-bench pkcs11 MODULE TOKEN_LABEL ROUNDS CALLS | varlink USER KEY_ID ROUNDS CALLS\n");
+        fprintf(stderr, "usage: p11-sign-bench pkcs11 MODULE TOKEN_LABEL ROUNDS CALLS | varlink[-verify] USER KEY_ID ROUNDS CALLS\n");
         return 2;
     }
     int rounds = atoi(argv[4]), calls = atoi(argv[5]);
@@ -130,6 +148,10 @@ int main(int argc, char **argv)
         if (status != PINVAULT_OK)
             fail("pinvault_unlock", (unsigned long)status);
         party.key_id = argv[3];
+        if (strcmp(argv[1], "varlink-verify") == 0 &&
+            (pinvault_list(party.vault, argv[2], NULL, PINVAULT_OWNER_SELF, take_public_key, &party) != PINVAULT_OK ||
+             !party.verify))
+            fail("no public key listed for the key", 0);
     }
     memset(pin, 0, sizeof pin);
     for (int i = 0; i < 50; i++)
