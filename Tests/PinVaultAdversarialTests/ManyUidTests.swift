@@ -77,32 +77,17 @@ final class ManyUidTests: XCTestCase {
 /// A peer of `uid` that opens `connections` connections, has one GetPolicy answered on
 /// each (so each was admitted), and holds them open until released.
 private final class ConnectionHolder {
-    let process: Process
-    private let input: Pipe
+    private let script: UidScript
     /// Connections the daemon admitted and answered.
     let held: Int
 
     init(uid: UInt32, socketPath: String, connections: Int) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--",
-                             "/usr/bin/python3", "-c", Self.script, socketPath, String(connections)]
-        input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        // The first line says how many connections were answered.
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
-            line.append(byte)
-        }
-        held = Int(String(decoding: line, as: UTF8.self)) ?? 0
+        script = try UidScript(uid: uid, script: Self.script, arguments: [socketPath, String(connections)])
+        held = Int(script.firstLine) ?? 0
     }
 
     func release() {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        script.release()
     }
 
     static let script = #"""

@@ -180,35 +180,21 @@ private final class Results<R: Sendable>: @unchecked Sendable {
 /// the daemon has read what it sent (or closed the connection), reports, and holds them
 /// open until released.
 private final class FrameHolder: @unchecked Sendable {
-    let process: Process
-    private let input: Pipe
+    private let script: UidScript
     /// Connections the daemon kept open.
     let opened: Int
     /// Of those, the ones whose frame the daemon read whole.
     let sent: Int
 
     init(uid: UInt32, socketPath: String, connections: Int) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--",
-                             "/usr/bin/python3", "-c", Self.script, socketPath, String(connections)]
-        input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data("\n".utf8) {
-            line.append(byte)
-        }
-        let numbers = String(decoding: line, as: UTF8.self).split(separator: " ").compactMap { Int($0) }
-        guard numbers.count == 2 else { throw TestKitError("the holder as uid \(uid) printed \(line)") }
+        script = try UidScript(uid: uid, script: Self.script, arguments: [socketPath, String(connections)])
+        let numbers = script.firstLine.split(separator: " ").compactMap { Int($0) }
+        guard numbers.count == 2 else { throw TestKitError("the holder as uid \(uid) printed \(script.firstLine)") }
         (opened, sent) = (numbers[0], numbers[1])
     }
 
     func release() {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        script.release()
     }
 
     static let script = #"""

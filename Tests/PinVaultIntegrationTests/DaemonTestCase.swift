@@ -20,6 +20,23 @@ class DaemonTestCase: XCTestCase {
         client = try daemon.connect()
     }
 
+    /// Starts a daemon on a copy of a vault an earlier build wrote (`vault.sqlite` and
+    /// `pepper` in `fixture`) and connects. Its records are sealed for uid 0, their owner:
+    /// not as root, the suite is skipped, saying `whose` vault it needs.
+    func startDaemon(onVaultIn fixture: String, whose: String) throws {
+        guard getuid() == 0 else {
+            try RootOnlySuites.skip(self, "\(whose) vault holds uid 0's credentials") { XCTSkip($0) }
+        }
+        daemon = try TestDaemon(makeDirectories: true)
+        for file in ["vault.sqlite", "pepper"] {
+            let target = daemon.stateDirectory + "/" + file
+            try FileManager.default.copyItem(atPath: fixture + "/" + file, toPath: target)
+            XCTAssertEqual(chmod(target, 0o600), 0)
+        }
+        try daemon.start()
+        client = try daemon.connect()
+    }
+
     /// Stops the daemon (SIGTERM, exit 0) and starts it again on the same state.
     func restartDaemon() throws {
         client = nil

@@ -16,18 +16,7 @@ final class SecondReleaseVaultTests: DaemonTestCase {
     private let bob = "925081ccf62f8249b584f482c793547e"
 
     override func setUpWithError() throws {
-        // The records are sealed for uid 0, their owner: only root's tests can use them.
-        guard getuid() == 0 else {
-            try RootOnlySuites.skip(self, "the second release's vault holds uid 0's credentials") { XCTSkip($0) }
-        }
-        daemon = try TestDaemon(makeDirectories: true)
-        for file in ["vault.sqlite", "pepper"] {
-            let target = daemon.stateDirectory + "/" + file
-            try FileManager.default.copyItem(atPath: fixture + "/" + file, toPath: target)
-            XCTAssertEqual(chmod(target, 0o600), 0)
-        }
-        try daemon.start()
-        client = try daemon.connect()
+        try startDaemon(onVaultIn: fixture, whose: "the second release's")
     }
 
     func testItsCredentials_readLegacy_withTheirCountersKept() throws {

@@ -17,18 +17,7 @@ final class ThirdReleaseVaultTests: DaemonTestCase {
     private let carol = "9472904308771992a418284fcd31a68e"
 
     override func setUpWithError() throws {
-        // The records are sealed for uid 0, their owner: only root's tests can use them.
-        guard getuid() == 0 else {
-            try RootOnlySuites.skip(self, "the third release's vault holds uid 0's credentials") { XCTSkip($0) }
-        }
-        daemon = try TestDaemon(makeDirectories: true)
-        for file in ["vault.sqlite", "pepper"] {
-            let target = daemon.stateDirectory + "/" + file
-            try FileManager.default.copyItem(atPath: fixture + "/" + file, toPath: target)
-            XCTAssertEqual(chmod(target, 0o600), 0)
-        }
-        try daemon.start()
-        client = try daemon.connect()
+        try startDaemon(onVaultIn: fixture, whose: "the third release's")
     }
 
     /// A wrong PIN for `user`, after sitting out any wait.
