@@ -124,6 +124,12 @@ struct pv_slot *pv_slot(CK_SLOT_ID id, bool token, CK_RV *rv);
 /* The session `handle`, or NULL with *rv = CKR_SESSION_HANDLE_INVALID. */
 struct pv_session *pv_session(CK_SESSION_HANDLE handle, CK_RV *rv);
 
+/*
+ * pv_enter(), then the session `handle`: on success the caller holds the module and
+ * must pv_leave() (pv_done); NULL with *rv when either failed, and nothing is held.
+ */
+struct pv_session *pv_enter_session(CK_SESSION_HANDLE handle, CK_RV *rv);
+
 /* Locks the slot's key in pinvaultd (Lock keyId) if it is logged in; forgets the login. */
 void pv_logout_slot(struct pv_slot *slot);
 

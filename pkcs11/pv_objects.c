@@ -139,12 +139,10 @@ static enum lookup attribute(const struct pv_slot *slot, int kind, CK_ATTRIBUTE_
 PV_EXPORT CK_RV C_GetAttributeValue(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE hObject, CK_ATTRIBUTE_PTR pTemplate,
                                     CK_ULONG ulCount)
 {
-    CK_RV rv = pv_enter();
-    if (rv != CKR_OK)
-        return rv;
-    struct pv_session *session = pv_session(hSession, &rv);
+    CK_RV rv;
+    struct pv_session *session = pv_enter_session(hSession, &rv);
     if (session == NULL)
-        return pv_done(rv);
+        return rv;
     int kind = pv_object_kind(session, hObject);
     if (kind == 0)
         return pv_done(CKR_OBJECT_HANDLE_INVALID);
@@ -192,12 +190,10 @@ static bool matches(const struct pv_slot *slot, int kind, const CK_ATTRIBUTE *te
 
 PV_EXPORT CK_RV C_FindObjectsInit(CK_SESSION_HANDLE hSession, CK_ATTRIBUTE_PTR pTemplate, CK_ULONG ulCount)
 {
-    CK_RV rv = pv_enter();
-    if (rv != CKR_OK)
-        return rv;
-    struct pv_session *session = pv_session(hSession, &rv);
+    CK_RV rv;
+    struct pv_session *session = pv_enter_session(hSession, &rv);
     if (session == NULL)
-        return pv_done(rv);
+        return rv;
     if (pTemplate == NULL && ulCount > 0)
         return pv_done(CKR_ARGUMENTS_BAD);
     if (session->operation != PV_OP_NONE)
@@ -216,12 +212,10 @@ PV_EXPORT CK_RV C_FindObjectsInit(CK_SESSION_HANDLE hSession, CK_ATTRIBUTE_PTR p
 PV_EXPORT CK_RV C_FindObjects(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE_PTR phObject, CK_ULONG ulMaxObjectCount,
                               CK_ULONG_PTR pulObjectCount)
 {
-    CK_RV rv = pv_enter();
-    if (rv != CKR_OK)
-        return rv;
-    struct pv_session *session = pv_session(hSession, &rv);
+    CK_RV rv;
+    struct pv_session *session = pv_enter_session(hSession, &rv);
     if (session == NULL)
-        return pv_done(rv);
+        return rv;
     if (session->operation != PV_OP_FIND)
         return pv_done(CKR_OPERATION_NOT_INITIALIZED);
     if ((phObject == NULL && ulMaxObjectCount > 0) || pulObjectCount == NULL)
@@ -235,12 +229,10 @@ PV_EXPORT CK_RV C_FindObjects(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE_PTR p
 
 PV_EXPORT CK_RV C_FindObjectsFinal(CK_SESSION_HANDLE hSession)
 {
-    CK_RV rv = pv_enter();
-    if (rv != CKR_OK)
-        return rv;
-    struct pv_session *session = pv_session(hSession, &rv);
+    CK_RV rv;
+    struct pv_session *session = pv_enter_session(hSession, &rv);
     if (session == NULL)
-        return pv_done(rv);
+        return rv;
     if (session->operation != PV_OP_FIND)
         return pv_done(CKR_OPERATION_NOT_INITIALIZED);
     session->operation = PV_OP_NONE;

@@ -16,6 +16,17 @@ struct pv_session *pv_session(CK_SESSION_HANDLE handle, CK_RV *rv)
     return &pv.sessions[handle - 1];
 }
 
+struct pv_session *pv_enter_session(CK_SESSION_HANDLE handle, CK_RV *rv)
+{
+    *rv = pv_enter();
+    if (*rv != CKR_OK)
+        return NULL;
+    struct pv_session *session = pv_session(handle, rv);
+    if (session == NULL)
+        pv_leave();
+    return session;
+}
+
 PV_EXPORT CK_RV C_OpenSession(CK_SLOT_ID slotID, CK_FLAGS flags, CK_VOID_PTR pApplication, CK_NOTIFY Notify,
                               CK_SESSION_HANDLE_PTR phSession)
 {
@@ -56,12 +67,10 @@ static void close_session(struct pv_session *session)
 
 PV_EXPORT CK_RV C_CloseSession(CK_SESSION_HANDLE hSession)
 {
-    CK_RV rv = pv_enter();
-    if (rv != CKR_OK)
-        return rv;
-    struct pv_session *session = pv_session(hSession, &rv);
+    CK_RV rv;
+    struct pv_session *session = pv_enter_session(hSession, &rv);
     if (session == NULL)
-        return pv_done(rv);
+        return rv;
     close_session(session);
     return pv_done(CKR_OK);
 }
@@ -83,12 +92,10 @@ PV_EXPORT CK_RV C_CloseAllSessions(CK_SLOT_ID slotID)
 
 PV_EXPORT CK_RV C_GetSessionInfo(CK_SESSION_HANDLE hSession, CK_SESSION_INFO_PTR pInfo)
 {
-    CK_RV rv = pv_enter();
-    if (rv != CKR_OK)
-        return rv;
-    struct pv_session *session = pv_session(hSession, &rv);
+    CK_RV rv;
+    struct pv_session *session = pv_enter_session(hSession, &rv);
     if (session == NULL)
-        return pv_done(rv);
+        return rv;
     if (pInfo == NULL)
         return pv_done(CKR_ARGUMENTS_BAD);
     bool rw = (session->flags & CKF_RW_SESSION) != 0;

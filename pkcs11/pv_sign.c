@@ -60,12 +60,10 @@ PV_EXPORT CK_RV C_SignInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechani
 PV_EXPORT CK_RV C_Sign(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen, CK_BYTE_PTR pSignature,
                        CK_ULONG_PTR pulSignatureLen)
 {
-    CK_RV rv = pv_enter();
-    if (rv != CKR_OK)
-        return rv;
-    struct pv_session *session = pv_session(hSession, &rv);
+    CK_RV rv;
+    struct pv_session *session = pv_enter_session(hSession, &rv);
     if (session == NULL)
-        return pv_done(rv);
+        return rv;
     if (session->operation != PV_OP_SIGN)
         return pv_done(CKR_OPERATION_NOT_INITIALIZED);
     if ((pData == NULL && ulDataLen > 0) || pulSignatureLen == NULL) {
@@ -119,12 +117,10 @@ PV_EXPORT CK_RV C_Sign(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG u
  */
 static CK_RV no_multi_part(CK_SESSION_HANDLE hSession, enum pv_operation operation)
 {
-    CK_RV rv = pv_enter();
-    if (rv != CKR_OK)
-        return rv;
-    struct pv_session *session = pv_session(hSession, &rv);
+    CK_RV rv;
+    struct pv_session *session = pv_enter_session(hSession, &rv);
     if (session == NULL)
-        return pv_done(rv);
+        return rv;
     if (session->operation != operation)
         return pv_done(CKR_OPERATION_NOT_INITIALIZED);
     session->operation = PV_OP_NONE;
@@ -170,12 +166,10 @@ PV_EXPORT CK_RV C_VerifyInit(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMecha
 PV_EXPORT CK_RV C_Verify(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG ulDataLen, CK_BYTE_PTR pSignature,
                          CK_ULONG ulSignatureLen)
 {
-    CK_RV rv = pv_enter();
-    if (rv != CKR_OK)
-        return rv;
-    struct pv_session *session = pv_session(hSession, &rv);
+    CK_RV rv;
+    struct pv_session *session = pv_enter_session(hSession, &rv);
     if (session == NULL)
-        return pv_done(rv);
+        return rv;
     if (session->operation != PV_OP_VERIFY)
         return pv_done(CKR_OPERATION_NOT_INITIALIZED);
     session->operation = PV_OP_NONE;

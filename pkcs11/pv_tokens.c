@@ -286,12 +286,10 @@ void pv_logout_slot(struct pv_slot *slot)
 
 PV_EXPORT CK_RV C_Login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_UTF8CHAR_PTR pPin, CK_ULONG ulPinLen)
 {
-    CK_RV rv = pv_enter();
-    if (rv != CKR_OK)
-        return rv;
-    struct pv_session *session = pv_session(hSession, &rv);
+    CK_RV rv;
+    struct pv_session *session = pv_enter_session(hSession, &rv);
     if (session == NULL)
-        return pv_done(rv);
+        return rv;
     struct pv_slot *slot = pv_slot(session->slot, true, &rv);
     if (slot == NULL)
         return pv_done(rv);
@@ -333,12 +331,10 @@ PV_EXPORT CK_RV C_Login(CK_SESSION_HANDLE hSession, CK_USER_TYPE userType, CK_UT
 
 PV_EXPORT CK_RV C_Logout(CK_SESSION_HANDLE hSession)
 {
-    CK_RV rv = pv_enter();
-    if (rv != CKR_OK)
-        return rv;
-    struct pv_session *session = pv_session(hSession, &rv);
+    CK_RV rv;
+    struct pv_session *session = pv_enter_session(hSession, &rv);
     if (session == NULL)
-        return pv_done(rv);
+        return rv;
     struct pv_slot *slot = &pv.slots[session->slot];
     if (!slot->logged_in)
         return pv_done(CKR_USER_NOT_LOGGED_IN);
