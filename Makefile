@@ -184,7 +184,7 @@ $(LIB_FILE): $(LIB_SOURCES) $(LIB_HEADERS) libpinvault/libpinvault.map Makefile
 
 # Its tests: the parsers and builders of every call, under ASan and UBSan, ending with a
 # deterministic mutation run; then the exported symbols against the version script.
-$(LIB_BUILD)/lib-tests: libpinvault/tests/lib_tests.c $(LIB_SOURCES) $(LIB_HEADERS) Makefile
+$(LIB_BUILD)/lib-tests: libpinvault/tests/lib_tests.c libpinvault/tests/check.h $(LIB_SOURCES) $(LIB_HEADERS) Makefile
 	@mkdir -p $(LIB_BUILD)
 	$(C_CC) $(C_TEST_FLAGS) -Ilibpinvault -o "$@" libpinvault/tests/lib_tests.c $(LIB_SOURCES) $(SODIUM_LIBS)
 
@@ -218,7 +218,7 @@ $(PAM_MODULE): $(PAM_SOURCES) $(PAM_HEADERS) $(LIB_FILE) Makefile
 	$(PAM_CC) $(PAM_CFLAGS) -Ilibpinvault $(PAM_LDFLAGS) -o "$@" $(PAM_SOURCES) $(LIB_LINK) $(PAM_LIBS)
 
 # The unit tests compile libpinvault's sources in, to reach the parsers behind its API.
-$(PAM_BUILD)/pv-tests: pam/tests/pv_tests.c $(PAM_LIBRARY) $(PAM_HEADERS) $(LIB_SOURCES) $(LIB_HEADERS) Makefile
+$(PAM_BUILD)/pv-tests: pam/tests/pv_tests.c libpinvault/tests/check.h $(PAM_LIBRARY) $(PAM_HEADERS) $(LIB_SOURCES) $(LIB_HEADERS) Makefile
 	@mkdir -p $(PAM_BUILD)
 	$(PAM_CC) $(C_TEST_FLAGS) -Ilibpinvault -Ipam -o "$@" pam/tests/pv_tests.c $(PAM_LIBRARY) $(LIB_SOURCES) $(PAM_LIBS)
 

@@ -23,19 +23,7 @@
 #include "pv_reply.h"
 #include "pv_request.h"
 
-static int passed, failed;
-
-#define CHECK(condition) check((condition), #condition, __FILE__, __LINE__)
-
-static void check(int ok, const char *what, const char *file, int line)
-{
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        printf("FAILED %s:%d: %s\n", file, line, what);
-    }
-}
+#include "check.h"
 
 #define KEY_ID "0123456789abcdef0123456789abcdef"
 #define SIGNATURE_B64 "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=="

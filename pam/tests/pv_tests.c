@@ -21,19 +21,7 @@
 #include "pv_reply.h"
 #include "pv_request.h"
 
-static int passed, failed;
-
-#define CHECK(condition) check((condition), #condition, __FILE__, __LINE__)
-
-static void check(int ok, const char *what, const char *file, int line)
-{
-    if (ok) {
-        passed++;
-    } else {
-        failed++;
-        printf("FAILED %s:%d: %s\n", file, line, what);
-    }
-}
+#include "tests/check.h" /* libpinvault/tests: the checks both C test programs count with */
 
 /* A whole document skipped as one value: 0 when it is valid JSON. */
 static int json_valid(const char *text)
