@@ -38,6 +38,8 @@ BUILD_PACKAGES := libsodium-dev libsqlite3-dev libssl-dev pkg-config libpam0g-de
 TEST_PACKAGES  := python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client pamtester sudo pinentry-tty
 # The PKCS#11 module's clients and reference module (PinVaultPKCS11Tests, make bench).
 TEST_PACKAGES  += opensc gnutls-bin p11-kit p11-kit-modules softhsm2 python3-pykcs11
+# A software TPM for pinvault-seal-pepper's TPM2 path (SealPepperTPMTests, make package-test).
+TEST_PACKAGES  += swtpm swtpm-tools libtss2-tcti-swtpm0 tpm2-tools
 DEB_PACKAGES   := debhelper dpkg-dev lintian mmdebstrap
 # The ssh tests start their own sshd on 127.0.0.1 (PinVaultSSHTests); Debian's package
 # would also start the system's sshd, so test-deps stops and disables it again when it
