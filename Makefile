@@ -525,7 +525,11 @@ deb: deb-packages
 # The .deb and its upgrade installed, used, upgraded and purged in a minimal Debian 12
 # root made by mmdebstrap (cached in .build-deb/), with no Swift toolchain in it. As
 # root only (chroot, mounts): scripts/package-test.sh says what it checks.
+# The postinst seals to a software TPM in each root (swtpm runs here).
+PACKAGE_TEST_PACKAGES := swtpm swtpm-tools tpm2-tools
+
 package-test: deb-packages
+	@$(MAKE) --no-print-directory apt-packages PACKAGES="$(PACKAGE_TEST_PACKAGES)"
 	scripts/package-test.sh
 
 # docs/man/pinvault.1, from the command's own help (swift-argument-parser's
