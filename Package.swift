@@ -120,7 +120,7 @@ let package = Package(
         ),
 
         // The client library and the command line.
-        .target(name: "PinVaultClient", dependencies: ["PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem"]),
+        .target(name: "PinVaultClient", dependencies: ["PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem"]),
         .executableTarget(
             name: "pinvault",
             dependencies: [
