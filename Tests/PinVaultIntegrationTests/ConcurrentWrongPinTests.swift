@@ -26,6 +26,8 @@ final class ConcurrentWrongPinTests: DaemonTestCase {
         private(set) var wrongPins = 0
         private(set) var reported = 0
         private(set) var signIns = 0
+        /// Refused before the PIN, uncounted: an unregistration was pending.
+        private(set) var pending = 0
         private(set) var others: [String] = []
 
         func add(_ reply: VarlinkResponse?) {
@@ -37,6 +39,8 @@ final class ConcurrentWrongPinTests: DaemonTestCase {
                     reported += reply.int("failedAttemptsCleared") ?? -1_000_000
                 case "io.pinvault.Vault.WrongPin"?:
                     wrongPins += 1
+                case "io.pinvault.Vault.UnregistrationPending"?:
+                    pending += 1
                 default:
                     others.append(reply.description)
                 }
@@ -68,6 +72,7 @@ final class ConcurrentWrongPinTests: DaemonTestCase {
         try client.register(user: "alice", pin: pin)
         let tally = try race(owners: 3, guessers: 3, rounds: 16)
         XCTAssertEqual(tally.others, [], "every call answered a signature or WrongPin")
+        XCTAssertEqual(tally.pending, 0)
         XCTAssertEqual(tally.signIns, 48)
         XCTAssertEqual(tally.wrongPins, 48)
 
@@ -81,5 +86,45 @@ final class ConcurrentWrongPinTests: DaemonTestCase {
         XCTAssertEqual(tally.reported + lastReported, tally.wrongPins,
                        "each wrong PIN reported to the owner once: none erased, none told twice")
         XCTAssertEqual(try client.list(user: "alice").first?.int("failedAttempts"), 0)
+    }
+
+    /// Every PIN call's success follows the same rule: Unlock (opening a session, then
+    /// extending it), ChangePin there and back, BeginUnregister (then aborted) and
+    /// Authenticate, one after the other on one connection, beside three guessers.
+    func testWrongPinsBesideEveryKindOfSuccess_areEachReportedOnce_orStillCounted() throws {
+        let keyId = try XCTUnwrap(try client.register(user: "alice", pin: pin).string("keyId"))
+        let guessing = DispatchGroup()
+        let guesses = Tally()
+        let socket = daemon.socketPath
+        let wrongPin = wrongPin
+        for _ in 0..<3 {
+            DispatchQueue.global().async(group: guessing) {
+                guard let guesser = try? VarlinkClient(socketPath: socket, timeoutSeconds: 60) else { return guesses.add(nil) }
+                for _ in 0..<24 { guesses.add(try? guesser.authenticate(user: "alice", pin: wrongPin)) }
+            }
+        }
+        var reported = 0
+        for _ in 0..<4 {
+            for (method, parameters) in [
+                ("Unlock", ["user": "alice", "pin": pin, "ttlSeconds": 60] as [String: Any]),
+                ("Unlock", ["user": "alice", "pin": pin, "ttlSeconds": 60]),
+                ("ChangePin", ["user": "alice", "currentPin": pin, "newPin": otherPin]),
+                ("ChangePin", ["user": "alice", "currentPin": otherPin, "newPin": pin]),
+                ("Authenticate", ["user": "alice", "pin": pin, "challenge": Data("c".utf8).base64EncodedString()]),
+            ] {
+                reported += try XCTUnwrap(try client.succeeding(method, parameters).int("failedAttemptsCleared"))
+            }
+            let begun = try client.succeeding("BeginUnregister", ["user": "alice", "pin": pin])
+            reported += try XCTUnwrap(begun.int("failedAttemptsCleared"))
+            _ = try client.succeeding("AbortUnregister", ["keyId": keyId, "token": begun.string("token") ?? ""])
+        }
+        XCTAssertEqual(guessing.wait(timeout: .now() + 300), .success, "the guesses hung")
+        XCTAssertEqual(guesses.others, [])
+        XCTAssertEqual(guesses.wrongPins + guesses.pending, 72, "refused uncounted while the unregistration was pending")
+        let last = try client.authenticate(user: "alice", pin: pin)
+        let lastReported = try XCTUnwrap(last.int("failedAttemptsCleared"), last.description)
+        print("wrong PINs beside every kind of success: \(guesses.wrongPins) answered WrongPin;",
+              "the 24 successes reported \(reported), the next sign-in \(lastReported)")
+        XCTAssertEqual(reported + lastReported, guesses.wrongPins, "each wrong PIN reported to the owner once")
     }
 }
