@@ -133,11 +133,6 @@ extension VaultEngine {
         let inFlight: AttemptsInFlight.Attempt
     }
 
-    /// A counted attempt whose PIN was right: what a body needs to clear the count.
-    struct RightPin: Sendable {
-        let attempt: AttemptsInFlight.Attempt
-    }
-
     /// Counts one attempt on the credential in one transaction, re-checking there that
     /// it may take a PIN (the state may have moved since admission): a credential
     /// blocked, throttled or pending by then is refused without a KDF and uncounted.
@@ -230,19 +225,6 @@ extension VaultEngine {
             }
             throw error
         }
-    }
-
-    /// `current` as a right PIN leaves it, and the wrong PINs it cleared: those
-    /// answered so far, not those still in flight (`FailureCounter.afterRightPin`).
-    /// Settles the right PIN's own attempt. Called inside the transaction that writes
-    /// the success (it reads what is in flight against the row it writes).
-    func clearing(_ current: CredentialRecord, by rightPin: RightPin) -> (record: CredentialRecord, failedAttemptsCleared: Int) {
-        rightPin.attempt.settle()
-        let stillPending = attemptsInFlight.count(on: current.keyId)
-        let (counter, cleared) = counter(of: current).afterRightPin(stillPending: stillPending, policy: settings.lockout)
-        var record = current
-        record.set(counter)
-        return (record, cleared)
     }
 
     /// Sets the counter of `counted`'s credential, unless another attempt has moved
