@@ -132,12 +132,25 @@ final class OldSessionIdentifierLoginTests: XCTestCase {
                 proxy.stop()
             }
         }
+        // Sign, with the keys unlocked, refuses the old layout too.
         let root = try fixture.daemon.connect()
+        for key in keys {
+            _ = try root.succeeding("Unlock", ["user": key.name, "keyId": key.keyId, "pin": fixture.pin, "ttlSeconds": 60])
+            let request = [UInt8](repeating: 0x5a, count: 32) + [50]
+                + Self.sshString(Array(fixture.user.name.utf8)) + Self.sshString(Array("ssh-connection".utf8))
+                + Self.sshString(Array("publickey".utf8)) + [1] + Self.sshString(Array("ssh-ed25519".utf8))
+                + Self.sshString(SSHEd25519.keyBlob(publicKey: key.publicKey))
+            let refused = try root.vault("Sign", ["keyId": key.keyId, "challenge": Data(request).base64EncodedString()])
+            XCTAssertEqual(refused.error, "org.varlink.service.InvalidParameter", "\(key.name): \(refused)")
+            XCTAssertEqual(refused.string("parameter"), "challenge")
+        }
         for user in [legacyUser, "app"] {
             let credential = try XCTUnwrap(try root.list(user: user).first)
             XCTAssertEqual((credential["failedAttempts"] as? NSNumber)?.intValue, 0, "\(user): nothing counted")
         }
     }
+
+    private static func sshString(_ bytes: [UInt8]) -> [UInt8] { uint32(bytes.count) + bytes }
 
     private static func uint32(_ value: Int) -> [UInt8] {
         [UInt8(value >> 24 & 0xff), UInt8(value >> 16 & 0xff), UInt8(value >> 8 & 0xff), UInt8(value & 0xff)]
