@@ -294,7 +294,6 @@ extension VaultEngine {
         stats.lockedOut()
         return .credentialWiped
     }
-
 }
 
 extension CredentialRecord {
