@@ -36,6 +36,8 @@ RUN_DIR      := $(CURDIR)/run
 VENV         := $(CURDIR)/.venv
 BUILD_PACKAGES := libsodium-dev libsqlite3-dev libssl-dev pkg-config libpam0g-dev libp11-kit-dev
 TEST_PACKAGES  := python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client pamtester sudo pinentry-tty
+# paramiko: the ssh tests' client for login layouts OpenSSH's ssh never sends (an old banner's).
+TEST_PACKAGES  += python3-paramiko
 # The PKCS#11 module's clients and reference module (PinVaultPKCS11Tests, make bench).
 TEST_PACKAGES  += opensc gnutls-bin p11-kit p11-kit-modules softhsm2 python3-pykcs11
 # A software TPM for pinvault-seal-pepper's TPM2 path (SealPepperTPMTests, make package-test).
