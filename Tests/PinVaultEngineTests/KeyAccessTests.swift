@@ -59,7 +59,7 @@ final class KeyAccessTests: XCTestCase {
         SSHSignedData.UserauthRequest(
             sessionIdentifier: [UInt8](repeating: 7, count: 32), user: Array("alice".utf8),
             service: Array("ssh-connection".utf8), method: Array("publickey".utf8), algorithm: Array("ssh-ed25519".utf8),
-            keyBlob: SSHEd25519.keyBlob(publicKey: key), hostKeyBlob: nil
+            keyBlob: SSHKey(algorithm: .ed25519, publicKey: key).blob, hostKeyBlob: nil
         ).encoded
     }
 
@@ -69,7 +69,7 @@ final class KeyAccessTests: XCTestCase {
 
     private func outcome(_ access: KeyAccess, _ purpose: KeyPurpose, _ message: [UInt8]?) -> VaultError? {
         do throws(VaultError) {
-            try access.check(purpose, message: message, publicKey: publicKey)
+            try access.check(purpose, message: message, algorithm: .ed25519, publicKey: publicKey)
             return nil
         } catch {
             return error

@@ -51,8 +51,9 @@ public enum KeyAccess: String, CaseIterable, Sendable {
     /// - The ssh-agents sign only an SSH userauth request made for this very key (or an
     ///   OpenSSH certificate of it), or an SSHSIG preimage (`SSHSignedData.parse`), as
     ///   OpenSSH's agent does for a FIDO key of another application.
-    /// `message` is nil for Unlock, which signs nothing.
-    func check(_ purpose: KeyPurpose, message: [UInt8]?, publicKey: [UInt8]) throws(VaultError) {
+    /// `message` is nil for Unlock, which signs nothing. `algorithm` and `publicKey` are
+    /// the key's: what an SSH request must name.
+    func check(_ purpose: KeyPurpose, message: [UInt8]?, algorithm: KeyAlgorithm, publicKey: [UInt8]) throws(VaultError) {
         guard serves(purpose) else { throw .wrongPurpose(purpose) }
         guard let message else { return }
         switch self {
@@ -62,9 +63,7 @@ public enum KeyAccess: String, CaseIterable, Sendable {
         case .sshAgent, .userAgent:
             switch message.withUnsafeBytes(SSHSignedData.parse) {
             case .userauth(let request):
-                guard request.names(keyBlob: SSHEd25519.keyBlob(publicKey: publicKey), algorithm: SSHEd25519.name)
-                    || request.namesCertificate(of: publicKey)
-                else {
+                guard request.names(SSHKey(algorithm: algorithm, publicKey: publicKey)) else {
                     throw .invalidChallenge
                 }
             case .sshsig:

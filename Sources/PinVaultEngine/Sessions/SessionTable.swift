@@ -167,7 +167,7 @@ final class SessionTable: @unchecked Sendable {
                 return .notUnlocked
             }
             do throws(VaultError) {
-                try access.check(session.purpose, message: message, publicKey: session.publicKey)
+                try access.check(session.purpose, message: message, algorithm: session.algorithm, publicKey: session.publicKey)
                 try session.constraints.check(context)
             } catch {
                 return .refused(error)
