@@ -67,9 +67,11 @@ final class KeyAccessTests: XCTestCase {
         namespace: Array("git".utf8), reserved: [], hashAlgorithm: Array("sha512".utf8), hash: [UInt8](repeating: 2, count: 64)
     ).encoded
 
-    private func outcome(_ access: KeyAccess, _ purpose: KeyPurpose, _ message: [UInt8]?) -> VaultError? {
+    private func outcome(
+        _ access: KeyAccess, _ purpose: KeyPurpose, _ message: [UInt8]?, algorithm: KeyAlgorithm = .ed25519, publicKey: [UInt8]? = nil
+    ) -> VaultError? {
         do throws(VaultError) {
-            try access.check(purpose, message: message, algorithm: .ed25519, publicKey: publicKey)
+            try access.check(purpose, message: message, algorithm: algorithm, publicKey: publicKey ?? self.publicKey)
             return nil
         } catch {
             return error
@@ -120,6 +122,33 @@ final class KeyAccessTests: XCTestCase {
             XCTAssertEqual(outcome(.sshAgent, purpose, [UInt8](repeating: 0x41, count: 32)), .invalidChallenge, "\(purpose)")
             XCTAssertEqual(outcome(.sshAgent, purpose, userauth(for: [UInt8](repeating: 1, count: 32))), .invalidChallenge)
             XCTAssertEqual(outcome(.sshAgent, purpose, LoginChallenge.prefix + [1]), .invalidChallenge)
+        }
+    }
+
+    /// A P-256 key's SSH request names it as `ecdsa-sha2-nistp256` with its point; the
+    /// same point under another type, or the Ed25519 key's request, is not for it.
+    func testTheAgents_signALoginForAP256Key_underItsOwnTypeOnly() {
+        let point = [0x04] + [UInt8](repeating: 5, count: 64)
+        func request(_ name: String, _ blob: [UInt8]) -> [UInt8] {
+            SSHSignedData.UserauthRequest(
+                sessionIdentifier: [UInt8](repeating: 7, count: 32), user: Array("alice".utf8),
+                service: Array("ssh-connection".utf8), method: Array("publickey".utf8), algorithm: Array(name.utf8),
+                keyBlob: blob, hostKeyBlob: nil
+            ).encoded
+        }
+        let p256Blob = SSHKey(algorithm: .p256, publicKey: point).blob
+        for access in [KeyAccess.sshAgent, .userAgent] {
+            XCTAssertNil(outcome(access, .ssh, request("ecdsa-sha2-nistp256", p256Blob), algorithm: .p256, publicKey: point))
+            XCTAssertNil(outcome(access, .ssh, sshsig, algorithm: .p256, publicKey: point))
+            XCTAssertEqual(
+                outcome(access, .ssh, request("ssh-ed25519", p256Blob), algorithm: .p256, publicKey: point), .invalidChallenge,
+                "the point under another algorithm's name")
+            XCTAssertEqual(
+                outcome(access, .ssh, userauth(for: publicKey), algorithm: .p256, publicKey: point), .invalidChallenge,
+                "another key's login")
+            XCTAssertEqual(
+                outcome(access, .ssh, request("ecdsa-sha2-nistp256", p256Blob)), .invalidChallenge,
+                "a P-256 login is not the Ed25519 key's")
         }
     }
 }
