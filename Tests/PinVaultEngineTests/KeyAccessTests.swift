@@ -39,6 +39,11 @@ final class KeyAccessTests: XCTestCase {
             case .ssh: true
             case .authenticate, .login, .legacy: false
             }
+        case .signDigest:
+            switch purpose {
+            case .ssh: true
+            case .authenticate, .login, .legacy: false
+            }
         }
     }
 
@@ -52,7 +57,15 @@ final class KeyAccessTests: XCTestCase {
             nil
         case .sshAgent, .userAgent:
             userauth(for: publicKey)
+        case .signDigest:
+            [UInt8](repeating: 0x5d, count: 32)
         }
+    }
+
+    /// The key an ordinary use of the door is made with: a P-256 one where only such a
+    /// key serves (a digest), else Ed25519.
+    private func ordinaryAlgorithm(_ access: KeyAccess) -> KeyAlgorithm {
+        access == .signDigest ? .p256 : .ed25519
     }
 
     private func userauth(for key: [UInt8]) -> [UInt8] {
@@ -82,7 +95,7 @@ final class KeyAccessTests: XCTestCase {
         for access in KeyAccess.allCases {
             for purpose in KeyPurpose.allCases {
                 XCTAssertEqual(access.serves(purpose), expected(access, purpose), "\(access) × \(purpose)")
-                let result = outcome(access, purpose, ordinaryMessage(access, purpose))
+                let result = outcome(access, purpose, ordinaryMessage(access, purpose), algorithm: ordinaryAlgorithm(access))
                 if expected(access, purpose) {
                     XCTAssertNil(result, "\(access) × \(purpose): an ordinary use was refused")
                 } else {
@@ -150,5 +163,19 @@ final class KeyAccessTests: XCTestCase {
                 outcome(access, .ssh, request("ecdsa-sha2-nistp256", p256Blob)), .invalidChallenge,
                 "a P-256 login is not the Ed25519 key's")
         }
+    }
+
+    /// SignDigest: a digest, which nothing can shape-check, only with an `ssh` key, and
+    /// only one whose algorithm signs digests; whatever the digest holds — even bytes
+    /// shaped as SSH data — it is not looked into.
+    func testSignDigest_signsOnlyWithAP256SSHKey() {
+        let digest = [UInt8](repeating: 0x5d, count: 32)
+        XCTAssertNil(outcome(.signDigest, .ssh, digest, algorithm: .p256))
+        XCTAssertEqual(outcome(.signDigest, .ssh, digest, algorithm: .ed25519), .signsNoDigest)
+        for purpose in [KeyPurpose.authenticate, .login, .legacy] {
+            XCTAssertEqual(outcome(.signDigest, purpose, digest, algorithm: .p256), .wrongPurpose(purpose), "\(purpose)")
+        }
+        XCTAssertTrue(KeyAccess.signDigest.signsDigest)
+        XCTAssertEqual(KeyAccess.allCases.filter(\.signsDigest), [.signDigest], "no other door signs a caller's digest")
     }
 }

@@ -175,7 +175,9 @@ final class SessionTable: @unchecked Sendable {
             let start = MonotonicClock.nanoseconds()
             if inline && !budget.allows(owner, at: start) { return .overBudget }
             let signed = message.withUnsafeBytes { bytes in
-                Result { () throws(CryptoError) in try session.key.sign(bytes) }
+                Result { () throws(CryptoError) in
+                    try access.signsDigest ? session.key.signDigest(bytes) : session.key.sign(bytes)
+                }
             }
             budget.charge(owner, MonotonicClock.nanoseconds() - start)
             switch signed {
