@@ -124,7 +124,8 @@ CK_RV pv_ckr(int status, bool pin_call)
     case PINVAULT_E_SYSTEM:
     case PINVAULT_E_TIMEOUT:
     case PINVAULT_E_CLOSED:
-    case PINVAULT_E_PROTOCOL: return CKR_DEVICE_ERROR;
+    case PINVAULT_E_PROTOCOL:
+    case PINVAULT_E_SIGNATURE: return CKR_DEVICE_ERROR; /* a signature the token's key does not verify */
     case PINVAULT_E_WRONG_PIN: return CKR_PIN_INCORRECT;
     case PINVAULT_E_LOCKED_OUT:
     case PINVAULT_E_CREDENTIAL_BLOCKED: return CKR_PIN_LOCKED;

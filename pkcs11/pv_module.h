@@ -49,7 +49,7 @@ struct pv_slot {
     char label[PINVAULT_LABEL_MAX_BYTES + 1];
     char key_id[PINVAULT_KEY_ID_LENGTH + 1];
     unsigned char id[PV_ID_BYTES];
-    unsigned char public_key[PINVAULT_PUBLIC_KEY_BYTES];
+    unsigned char public_key[32]; /* Ed25519's */
     pinvault_state state;
     int64_t failed_attempts;
     int64_t remaining_attempts;

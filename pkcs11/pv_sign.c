@@ -15,6 +15,7 @@
 /* The data C_Sign takes: pinvaultd's challenge range. */
 #define PV_SIGN_MIN_BYTES 1
 #define PV_SIGN_MAX_BYTES PINVAULT_CHALLENGE_MAX_BYTES
+#define PV_SIGNATURE_BYTES 64
 
 /* The common checks of C_SignInit and C_VerifyInit: the session, the mechanism, no operation running. */
 static CK_RV begin_operation(CK_SESSION_HANDLE hSession, CK_MECHANISM_PTR pMechanism, struct pv_session **session)
@@ -72,11 +73,11 @@ PV_EXPORT CK_RV C_Sign(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG u
     }
     /* Asking for the length, or a buffer too small, leaves the operation running (PKCS#11 §5.2). */
     if (pSignature == NULL) {
-        *pulSignatureLen = PINVAULT_SIGNATURE_BYTES;
+        *pulSignatureLen = PV_SIGNATURE_BYTES;
         return pv_done(CKR_OK);
     }
-    if (*pulSignatureLen < PINVAULT_SIGNATURE_BYTES) {
-        *pulSignatureLen = PINVAULT_SIGNATURE_BYTES;
+    if (*pulSignatureLen < PV_SIGNATURE_BYTES) {
+        *pulSignatureLen = PV_SIGNATURE_BYTES;
         return pv_done(CKR_BUFFER_TOO_SMALL);
     }
     session->operation = PV_OP_NONE;
@@ -89,8 +90,8 @@ PV_EXPORT CK_RV C_Sign(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG u
         return pv_done(CKR_USER_NOT_LOGGED_IN);
     if (connection == NULL)
         return pv_done(rv);
-    unsigned char signature[PINVAULT_SIGNATURE_BYTES];
-    int status = pinvault_sign(connection, slot->key_id, pData, ulDataLen, signature);
+    struct pinvault_signature signature;
+    int status = pinvault_sign(connection, slot->key_id, pData, ulDataLen, &signature);
     if (status != PINVAULT_OK) {
         pv_connection_failed(status);
         /* The session ended in pinvaultd (expired, locked elsewhere, the credential changed). */
@@ -103,10 +104,11 @@ PV_EXPORT CK_RV C_Sign(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG u
      * peer passing as it) that answers wrongly, or a key that changed under the slot,
      * is a device error, not a signature for the application to send on.
      */
-    if (crypto_sign_verify_detached(signature, pData, ulDataLen, slot->public_key) != 0)
+    if (signature.length != PV_SIGNATURE_BYTES ||
+        crypto_sign_verify_detached(signature.bytes, pData, ulDataLen, slot->public_key) != 0)
         return pv_done(CKR_DEVICE_ERROR);
-    memcpy(pSignature, signature, sizeof signature);
-    *pulSignatureLen = sizeof signature;
+    memcpy(pSignature, signature.bytes, PV_SIGNATURE_BYTES);
+    *pulSignatureLen = PV_SIGNATURE_BYTES;
     return pv_done(CKR_OK);
 }
 
@@ -175,7 +177,7 @@ PV_EXPORT CK_RV C_Verify(CK_SESSION_HANDLE hSession, CK_BYTE_PTR pData, CK_ULONG
     session->operation = PV_OP_NONE;
     if ((pData == NULL && ulDataLen > 0) || pSignature == NULL)
         return pv_done(CKR_ARGUMENTS_BAD);
-    if (ulSignatureLen != PINVAULT_SIGNATURE_BYTES)
+    if (ulSignatureLen != PV_SIGNATURE_BYTES)
         return pv_done(CKR_SIGNATURE_LEN_RANGE);
     static const unsigned char nothing[1];
     int verified = crypto_sign_verify_detached(pSignature, pData != NULL ? pData : nothing, ulDataLen,

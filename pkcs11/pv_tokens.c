@@ -42,7 +42,7 @@ static void take_credential(void *context, const pinvault_credential *credential
     (void)context;
     const char *key_id = pinvault_credential_key_id(credential);
     struct pv_slot *slot = slot_for(key_id);
-    if (slot == NULL)
+    if (slot == NULL || pinvault_credential_algorithm(credential) != PINVAULT_ALGORITHM_ED25519)
         return; /* more credentials than slots: the first PV_MAX_SLOTS */
     const char *label = pinvault_credential_label(credential);
     if (!slot->used) {
@@ -57,7 +57,7 @@ static void take_credential(void *context, const pinvault_credential *credential
     slot->has_label = label != NULL;
     if (label != NULL)
         memcpy(slot->label, label, strlen(label) + 1);
-    memcpy(slot->public_key, pinvault_credential_public_key(credential), sizeof slot->public_key);
+    memcpy(slot->public_key, pinvault_credential_public_key(credential)->bytes, sizeof slot->public_key);
     slot->state = pinvault_credential_state(credential);
     slot->failed_attempts = pinvault_credential_failed_attempts(credential);
     slot->remaining_attempts = pinvault_credential_remaining_attempts(credential);

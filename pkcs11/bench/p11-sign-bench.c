@@ -53,7 +53,8 @@ struct party {
     pinvault_connection *vault;
     const char *key_id;
     bool verify;
-    unsigned char public_key[PINVAULT_PUBLIC_KEY_BYTES];
+    pinvault_algorithm algorithm;
+    struct pinvault_public_key public_key;
 };
 
 /* List's visitor: the public key of the party's credential. */
@@ -61,7 +62,8 @@ static void take_public_key(void *context, const pinvault_credential *credential
 {
     struct party *party = context;
     if (strcmp(pinvault_credential_key_id(credential), party->key_id) == 0) {
-        memcpy(party->public_key, pinvault_credential_public_key(credential), sizeof party->public_key);
+        party->algorithm = pinvault_credential_algorithm(credential);
+        party->public_key = *pinvault_credential_public_key(credential);
         party->verify = true;
     }
 }
@@ -78,10 +80,11 @@ static void sign_once(struct party *party)
         if (rv != CKR_OK)
             fail("C_Sign", rv);
     } else {
-        int status = pinvault_sign(party->vault, party->key_id, data, sizeof data, signature);
+        struct pinvault_signature made;
+        int status = pinvault_sign(party->vault, party->key_id, data, sizeof data, &made);
         if (status != PINVAULT_OK)
             fail("pinvault_sign", (unsigned long)status);
-        if (party->verify && crypto_sign_verify_detached(signature, data, sizeof data, party->public_key) != 0)
+        if (party->verify && pinvault_verify(party->algorithm, &party->public_key, data, sizeof data, &made) != PINVAULT_OK)
             fail("a signature that does not verify", 0);
     }
 }

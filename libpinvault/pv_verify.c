@@ -1,0 +1,116 @@
+/*
+ * pinvault_verify and pinvault_verify_digest (pinvault.h): a signature checked with
+ * a public key in the wire's encodings. Ed25519 with libsodium; ECDSA P-256 with
+ * the system's libcrypto, which also refuses a point off the curve and a
+ * signature that is not strict DER (OpenSSL re-encodes what it parsed and compares).
+ */
+#include "pinvault.h"
+
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+#include <sodium.h>
+#include <stdbool.h>
+#include <string.h>
+
+#define PV_EXPORT __attribute__((visibility("default")))
+
+#define ED25519_PUBLIC_KEY_BYTES 32
+#define ED25519_SIGNATURE_BYTES 64
+#define P256_POINT_BYTES 65
+#define P256_DER_SIGNATURE_MAX_BYTES 72
+#define SHA256_BYTES 32
+
+/* SubjectPublicKeyInfo of a P-256 key (id-ecPublicKey, prime256v1), up to its 65-byte point. */
+static const unsigned char p256_spki_prefix[] = {
+    0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01,
+    0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
+};
+
+/* The P-256 key of a SEC1 uncompressed point, checked on the curve; NULL when it is not one. */
+static EVP_PKEY *p256_key(const struct pinvault_public_key *public_key)
+{
+    unsigned char spki[sizeof p256_spki_prefix + P256_POINT_BYTES];
+    if (public_key->length != P256_POINT_BYTES || public_key->bytes[0] != 0x04)
+        return NULL;
+    memcpy(spki, p256_spki_prefix, sizeof p256_spki_prefix);
+    memcpy(spki + sizeof p256_spki_prefix, public_key->bytes, P256_POINT_BYTES);
+    const unsigned char *cursor = spki;
+    EVP_PKEY *key = d2i_PUBKEY(NULL, &cursor, (long)sizeof spki);
+    if (key != NULL && cursor != spki + sizeof spki) {
+        EVP_PKEY_free(key);
+        return NULL;
+    }
+    return key;
+}
+
+static bool p256_signature_sized(const struct pinvault_signature *signature)
+{
+    return signature->length >= 8 && signature->length <= P256_DER_SIGNATURE_MAX_BYTES;
+}
+
+/* ECDSA over SHA-256(message). */
+static int p256_verify(const struct pinvault_public_key *public_key, const void *message, size_t message_length,
+                       const struct pinvault_signature *signature)
+{
+    EVP_PKEY *key = p256_key(public_key);
+    if (key == NULL)
+        return PINVAULT_E_ARGUMENT;
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    int verified = context != NULL && p256_signature_sized(signature) &&
+                   EVP_DigestVerifyInit(context, NULL, EVP_sha256(), NULL, key) == 1 &&
+                   EVP_DigestVerify(context, signature->bytes, signature->length, message, message_length) == 1;
+    EVP_MD_CTX_free(context);
+    EVP_PKEY_free(key);
+    return verified ? PINVAULT_OK : PINVAULT_E_SIGNATURE;
+}
+
+/* ECDSA over a SHA-256 digest the caller made. */
+static int p256_verify_digest(const struct pinvault_public_key *public_key, const void *digest,
+                              const struct pinvault_signature *signature)
+{
+    EVP_PKEY *key = p256_key(public_key);
+    if (key == NULL)
+        return PINVAULT_E_ARGUMENT;
+    EVP_PKEY_CTX *context = EVP_PKEY_CTX_new(key, NULL);
+    int verified = context != NULL && p256_signature_sized(signature) && EVP_PKEY_verify_init(context) == 1 &&
+                   EVP_PKEY_verify(context, signature->bytes, signature->length, digest, SHA256_BYTES) == 1;
+    EVP_PKEY_CTX_free(context);
+    EVP_PKEY_free(key);
+    return verified ? PINVAULT_OK : PINVAULT_E_SIGNATURE;
+}
+
+PV_EXPORT int pinvault_verify(pinvault_algorithm algorithm, const struct pinvault_public_key *public_key,
+                              const void *message, size_t message_length, const struct pinvault_signature *signature)
+{
+    static const unsigned char nothing[1];
+    if (public_key == NULL || signature == NULL || (message == NULL && message_length > 0))
+        return PINVAULT_E_ARGUMENT;
+    if (message == NULL)
+        message = nothing;
+    if (sodium_init() < 0)
+        return PINVAULT_E_SYSTEM;
+    switch (algorithm) {
+    case PINVAULT_ALGORITHM_ED25519:
+        if (public_key->length != ED25519_PUBLIC_KEY_BYTES)
+            return PINVAULT_E_ARGUMENT;
+        if (signature->length != ED25519_SIGNATURE_BYTES)
+            return PINVAULT_E_SIGNATURE;
+        return crypto_sign_verify_detached(signature->bytes, message, message_length, public_key->bytes) == 0
+            ? PINVAULT_OK : PINVAULT_E_SIGNATURE;
+    case PINVAULT_ALGORITHM_P256:
+        return p256_verify(public_key, message, message_length, signature);
+    case PINVAULT_ALGORITHM_OTHER:
+        break;
+    }
+    return PINVAULT_E_ARGUMENT;
+}
+
+PV_EXPORT int pinvault_verify_digest(pinvault_algorithm algorithm, const struct pinvault_public_key *public_key,
+                                     const void *digest, size_t digest_length,
+                                     const struct pinvault_signature *signature)
+{
+    if (public_key == NULL || signature == NULL || digest == NULL || algorithm != PINVAULT_ALGORITHM_P256 ||
+        digest_length != SHA256_BYTES)
+        return PINVAULT_E_ARGUMENT;
+    return p256_verify_digest(public_key, digest, signature);
+}
