@@ -10,6 +10,7 @@
 #   make pam-test      its unit tests, under AddressSanitizer and UBSan (and lib-test)
 #   make pam-fuzz      libFuzzer over its reply parser, credential choice and locality (PAM_FUZZ_SECONDS, default 60)
 #   make pkcs11 the PKCS#11 module .build-pkcs11/pinvault-pkcs11.so (C over libpinvault; docs/PKCS11.md)
+#   make pkcs11-test   the unit tests of its first layer (pkcs11/pv_keys.c), under AddressSanitizer and UBSan
 #   make stage STAGE_DIR=DIR            the C modules as the tests load them (stage-sanitized: with ASan and UBSan)
 #   make deb    dist/pinvault_<version>_<arch>.deb (and its -dbgsym), checked by lintian
 #   make package-test  the .deb installed, used, upgraded and purged in a clean Debian 12 root
@@ -46,7 +47,7 @@ SSH_TEST_PACKAGES := openssh-server
 
 .PHONY: all deps test-deps apt-packages ssh-server-quiet build release release-daemon run test soak venv clean
 .PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport fuzz-ssh-data sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
-.PHONY: lib lib-test lib-fuzz stage stage-sanitized pkcs11 install-c uninstall-c
+.PHONY: lib lib-test lib-fuzz stage stage-sanitized pkcs11 pkcs11-test install-c uninstall-c
 
 all: build
 
@@ -123,7 +124,7 @@ venv:
 # As root, the Debian package test runs first (2 to 6 minutes; it needs chroot and
 # mounts), so that swift test's summary stays the last line. Not as root, it is
 # skipped with a message that says so.
-test: test-deps venv pam pam-test release-daemon
+test: test-deps venv pam pam-test pkcs11-test release-daemon
 	@if [ "$$(id -u)" = 0 ]; then \
 		$(MAKE) --no-print-directory package-test; \
 	else \
@@ -273,8 +274,9 @@ pam-fuzz: deps
 		-artifact_prefix=$(PAM_BUILD)/fuzz-findings/ $(PAM_BUILD)/fuzz-corpus $(PAM_FUZZ_SEEDS)
 
 # pinvault-pkcs11.so (pkcs11/, docs/PKCS11.md): a PKCS#11 3.0 module over libpinvault,
-# one token per authenticate credential. The PKCS#11 types and constants come from
-# p11-kit's pkcs11.h (libp11-kit-dev) and pkcs11/pv_pkcs11_3.h (what 3.0 added).
+# one token per authenticate credential (and per P-256 ssh credential). The PKCS#11
+# types and constants come from p11-kit's pkcs11.h (libp11-kit-dev) and
+# pkcs11/pv_pkcs11.h (what 3.0 added).
 PKCS11_BUILD   := .build-pkcs11
 PKCS11_MODULE  := $(PKCS11_BUILD)/pinvault-pkcs11.so
 PKCS11_CC      ?= $(C_CC)
@@ -292,6 +294,14 @@ $(PKCS11_BENCH): pkcs11/bench/p11-sign-bench.c $(PKCS11_HEADERS) $(LIB_FILE) Mak
 	@mkdir -p $(PKCS11_BUILD)
 	$(PKCS11_CC) $(PKCS11_CFLAGS) -Ipkcs11 -Wl,-rpath,'$$ORIGIN/../$(LIB_BUILD)' -o "$@" pkcs11/bench/p11-sign-bench.c \
 		$(LIB_LINK) $(SODIUM_LIBS) -ldl
+
+# The unit tests of the module's first layer: which credentials are tokens, ECDSA's DER and r || s.
+$(PKCS11_BUILD)/keys-tests: pkcs11/tests/keys_tests.c pkcs11/pv_keys.c $(PKCS11_HEADERS) libpinvault/tests/check.h Makefile
+	@mkdir -p $(PKCS11_BUILD)
+	$(C_CC) $(C_TEST_FLAGS) -Ilibpinvault -Ipkcs11 $(P11KIT_CFLAGS) -o "$@" pkcs11/tests/keys_tests.c pkcs11/pv_keys.c $(CRYPTO_LIBS)
+
+pkcs11-test: deps $(PKCS11_BUILD)/keys-tests
+	$(PKCS11_BUILD)/keys-tests
 
 $(PKCS11_MODULE): $(PKCS11_SOURCES) $(PKCS11_HEADERS) $(LIB_FILE) Makefile
 	@mkdir -p $(PKCS11_BUILD)

@@ -86,9 +86,9 @@ final class ClientToolTests: PKCS11TestCase {
         // An SSHSIG preimage: the daemon's shape rule, InvalidParameter(challenge), is CKR_DATA_INVALID.
         let sshsig = Data("SSHSIG".utf8) + Data([0, 0, 0, 3]) + Data("git".utf8) + Data(repeating: 0x78, count: 40)
         XCTAssertEqual(try sign(sshsig), "CKR_DATA_INVALID")
-        // Sign takes 1 to 1024 bytes: more is refused before anything is sent.
-        XCTAssertEqual(try sign(Data(repeating: 0x61, count: 1025)), "CKR_DATA_LEN_RANGE")
-        XCTAssertEqual(try sign(Data(repeating: 0x61, count: 1024)), "CKR_OK")
+        // Sign takes 1 byte to 16 KiB: more is refused before anything is sent.
+        XCTAssertEqual(try sign(Data(repeating: 0x61, count: 16385)), "CKR_DATA_LEN_RANGE")
+        XCTAssertEqual(try sign(Data(repeating: 0x61, count: 1025)), "CKR_OK")
         XCTAssertEqual(try listed(alice.keyId)["failedAttempts"] as? Int, 0)
     }
 

@@ -3,7 +3,9 @@
  * C loop for every party, so that they compare (Benchmarks/pinvault-bench,
  * PKCS11SignBenchmark.swift). The PIN comes on standard input.
  *
- *   p11-sign-bench pkcs11 MODULE TOKEN_LABEL ROUNDS CALLS   C_SignInit + C_Sign of 32 bytes (CKM_EDDSA)
+ *   p11-sign-bench pkcs11 MODULE TOKEN_LABEL ROUNDS CALLS [MECHANISM]
+ *                                                          C_SignInit + C_Sign of 32 bytes, MECHANISM EDDSA
+ *                                                          (the default) or ECDSA (the 32 bytes as a SHA-256 digest)
  *   p11-sign-bench varlink USER KEY_ID ROUNDS CALLS        libpinvault's pinvault_sign (Varlink Sign)
  *   p11-sign-bench varlink-verify USER KEY_ID ROUNDS CALLS the same, each signature verified with the listed key
  *                                                          (what the module's C_Sign does before it returns one)
@@ -48,6 +50,7 @@ static unsigned char data[32] = "p11-sign-bench: 32 bytes signed";
 /* One round trip of the party under test. */
 struct party {
     CK_FUNCTION_LIST *p11;
+    CK_MECHANISM_TYPE mechanism;
     CK_SESSION_HANDLE session;
     CK_OBJECT_HANDLE key;
     pinvault_connection *vault;
@@ -72,7 +75,7 @@ static void sign_once(struct party *party)
 {
     unsigned char signature[64];
     if (party->p11 != NULL) {
-        CK_MECHANISM mechanism = {CKM_EDDSA, NULL, 0};
+        CK_MECHANISM mechanism = {party->mechanism, NULL, 0};
         CK_ULONG length = sizeof signature;
         CK_RV rv = party->p11->C_SignInit(party->session, &mechanism, party->key);
         if (rv == CKR_OK)
@@ -133,14 +136,19 @@ static void open_pkcs11(struct party *party, const char *module, const char *lab
 
 int main(int argc, char **argv)
 {
-    if (argc != 6) {
-        fprintf(stderr, "usage: p11-sign-bench pkcs11 MODULE TOKEN_LABEL ROUNDS CALLS | varlink[-verify] USER KEY_ID ROUNDS CALLS\n");
+    if (argc != 6 && !(argc == 7 && strcmp(argv[1], "pkcs11") == 0)) {
+        fprintf(stderr, "usage: p11-sign-bench pkcs11 MODULE TOKEN_LABEL ROUNDS CALLS [EDDSA|ECDSA] | "
+                        "varlink[-verify] USER KEY_ID ROUNDS CALLS\n");
         return 2;
     }
     int rounds = atoi(argv[4]), calls = atoi(argv[5]);
     char pin[1100];
     read_pin(pin, sizeof pin);
-    struct party party = {0};
+    struct party party = {.mechanism = CKM_EDDSA};
+    if (argc == 7 && strcmp(argv[6], "ECDSA") == 0)
+        party.mechanism = CKM_ECDSA;
+    else if (argc == 7 && strcmp(argv[6], "EDDSA") != 0)
+        fail("no such mechanism", 0);
     if (strcmp(argv[1], "pkcs11") == 0) {
         open_pkcs11(&party, argv[2], argv[3], pin);
     } else {
