@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PinVaultCrypto
 import PinVaultProtocol
 
 extension Credential {
@@ -19,6 +20,7 @@ extension Credential {
             unregistrationExpiresAt: wire.unregistrationExpiresAt.map(Date.init(unixSeconds:)),
             unlockedUntil: wire.unlockedUntil.map(Date.init(unixSeconds:)),
             purpose: Purpose(wire.purpose),
+            algorithm: Algorithm(wire.algorithm),
             sshCertificates: wire.sshCertificates
         )
     }
@@ -38,6 +40,16 @@ extension Credential.Purpose {
         case .ssh: self = .ssh
         case .login: self = .login
         case .legacy: self = .legacy
+        }
+    }
+}
+
+extension Credential.Algorithm {
+    /// The public form of a wire algorithm.
+    init(_ wire: KeyAlgorithm) {
+        switch wire {
+        case .ed25519: self = .ed25519
+        case .p256: self = .p256
         }
     }
 }

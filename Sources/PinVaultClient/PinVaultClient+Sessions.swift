@@ -57,8 +57,7 @@ extension PinVaultClient {
             parameters.field("keyId", keyId)
             parameters.field("challenge", Base64.encodedString(challenge))
         } decode: { reply throws(ParameterError) in
-            let bytes = ProtocolLimits.signatureBytes...ProtocolLimits.signatureBytes
-            return try reply.base64("signature", required: true, decodedBytes: bytes) ?? []
+            return try reply.base64("signature", required: true, decodedBytes: ProtocolLimits.signatureBytes) ?? []
         }
     }
 
@@ -106,8 +105,7 @@ extension PinVaultClient {
     }
 
     @Sendable private static func signature(_ reply: ParameterDecoder) throws(ParameterError) -> [UInt8] {
-        let bytes = ProtocolLimits.signatureBytes...ProtocolLimits.signatureBytes
-        return try reply.base64("signature", required: true, decodedBytes: bytes) ?? []
+        try reply.base64("signature", required: true, decodedBytes: ProtocolLimits.signatureBytes) ?? []
     }
 
     /// Attaches an OpenSSH user certificate (its blob) of the key of the caller's `ssh`

@@ -23,7 +23,8 @@ extension VaultRequest {
                 user: try user(p),
                 pin: try pin(p, "pin"),
                 label: try text(p, "label", required: false, bytes: ProtocolLimits.labelBytes),
-                purpose: try purpose(p)
+                purpose: try purpose(p),
+                algorithm: try algorithm(p)
             )
         case .list:
             return .list(
@@ -134,6 +135,13 @@ extension VaultRequest {
             throw ParameterError(name, .malformed)
         }
         return value
+    }
+
+    /// Register's algorithm: one of `KeyAlgorithm`; `ed25519` when absent.
+    private static func algorithm(_ p: ParameterDecoder) throws(ParameterError) -> KeyAlgorithm {
+        guard let name = try p.string("algorithm", required: false, bytes: 1...32) else { return .default }
+        guard let algorithm = KeyAlgorithm(rawValue: name) else { throw ParameterError("algorithm", .malformed) }
+        return algorithm
     }
 
     /// Register's purpose: one a new credential may have (never `legacy`, which only

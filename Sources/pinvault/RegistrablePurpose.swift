@@ -13,3 +13,6 @@ enum RegistrablePurpose: String, CaseIterable, ExpressibleByArgument {
         }
     }
 }
+
+/// `register --algorithm`.
+extension Credential.Algorithm: ExpressibleByArgument {}

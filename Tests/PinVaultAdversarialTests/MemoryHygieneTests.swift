@@ -376,7 +376,7 @@ final class MemoryHygieneTests: XCTestCase {
     private static func isSeed(_ candidate: [UInt8], of publicKey: [UInt8]) throws -> Bool {
         guard candidate.count == 32 else { return false }
         let seed = try candidate.withUnsafeBytes { try SecretBytes(copying: $0) }
-        return try SigningKeyPair(seed: seed).publicKey == publicKey
+        return try SigningKeyPair(algorithm: .ed25519, seed: seed).publicKey == publicKey
     }
 
     private static func base64urlDecoded(_ text: String) -> [UInt8]? {

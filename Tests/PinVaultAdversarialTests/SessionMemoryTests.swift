@@ -36,7 +36,7 @@ final class SessionMemoryTests: XCTestCase {
         return try scan.matches.filter { match in
             guard match.preceding.count == 32 else { return false }
             let seed = try match.preceding.withUnsafeBytes { try SecretBytes(copying: $0) }
-            return try SigningKeyPair(seed: seed).publicKey == publicKey
+            return try SigningKeyPair(algorithm: .ed25519, seed: seed).publicKey == publicKey
         }
     }
 

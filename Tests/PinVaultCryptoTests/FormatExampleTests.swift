@@ -38,7 +38,7 @@ final class FormatExampleTests: XCTestCase {
     }
 
     func testExample_keyIdIsDerivedFromThePublicKeyOfTheSeed() throws {
-        let pair = try SigningKeyPair(seed: secret([UInt8](hex: seedHex)))
+        let pair = try SigningKeyPair(algorithm: .ed25519, seed: secret([UInt8](hex: seedHex)))
         XCTAssertEqual(pair.publicKey.hex, publicKeyHex)
         XCTAssertEqual(try KeyID(publicKey: pair.publicKey).hex, keyIdHex)
     }

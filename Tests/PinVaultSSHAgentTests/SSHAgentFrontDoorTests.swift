@@ -176,7 +176,7 @@ final class SSHAgentFrontDoorTests: XCTestCase {
 
     // MARK: session-bind, forwarding and confirmation
 
-    private let host = try! SigningKeyPair(seed: try! SecretBytes(copying: UnsafeRawBufferPointer(start: [UInt8](repeating: 3, count: 32), count: 32)))
+    private let host = try! SigningKeyPair(algorithm: .ed25519, seed: try! SecretBytes(copying: UnsafeRawBufferPointer(start: [UInt8](repeating: 3, count: 32), count: 32)))
 
     /// A session-bind as ssh sends it: the host key's signature over the session id.
     private func bind(session: [UInt8], forwarding: Bool, signedBy key: SigningKeyPair? = nil) throws -> [UInt8] {
@@ -214,7 +214,7 @@ final class SSHAgentFrontDoorTests: XCTestCase {
         // A claim of forwarding restricts, even refused: the connection signs no more.
         XCTAssertEqual(agent(27, try bind(session: [7, 8], forwarding: true), on: connection), SSHAgentReply.extensionFailure())
         XCTAssertEqual(agent(13, signRequest(key, userauth(key)), on: connection), failure)
-        let forger = try SigningKeyPair(seed: try Ed25519.generateSeed())
+        let forger = try SigningKeyPair(algorithm: .ed25519, seed: try KeyAlgorithm.generateSeed())
         XCTAssertEqual(agent(27, try bind(session: [7], forwarding: false, signedBy: forger), on: 1_000_002),
                        SSHAgentReply.extensionFailure(), "a bind whose signature is not the host key's")
     }
@@ -229,7 +229,7 @@ final class SSHAgentFrontDoorTests: XCTestCase {
         XCTAssertEqual(agent(13, signRequest(plain, userauth(plain)), on: forwarded), failure, "signed for a forwarded agent")
         XCTAssertNotNil(signature(in: agent(13, signRequest(forwardable, userauth(forwardable)), on: forwarded)))
         let unverified: ConnectionID = 1_000_004
-        let forger = try SigningKeyPair(seed: try Ed25519.generateSeed())
+        let forger = try SigningKeyPair(algorithm: .ed25519, seed: try KeyAlgorithm.generateSeed())
         XCTAssertEqual(agent(27, try bind(session: [2], forwarding: true, signedBy: forger), on: unverified),
                        SSHAgentReply.extensionFailure())
         XCTAssertEqual(agent(13, signRequest(plain, userauth(plain)), on: unverified), failure, "an unverified claim of forwarding")

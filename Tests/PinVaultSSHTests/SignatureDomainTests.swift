@@ -89,7 +89,7 @@ final class SignatureDomainTests: XCTestCase {
         let keys = [try register("authenticate"), try register("login"), try sshKey()]
         // The control: the same scripted agent signing with a key it holds itself logs
         // in, so what fails below fails because of what pinvaultd refused.
-        let control = try SigningKeyPair(seed: try Ed25519.generateSeed())
+        let control = try SigningKeyPair(algorithm: .ed25519, seed: try KeyAlgorithm.generateSeed())
         let controlKey = try key("control", keyId: "", publicKey: control.publicKey)
         try fixture.authorize(keys.map(\.line) + [controlKey.line])
         let controlAgent = try ScriptedSSHAgent(

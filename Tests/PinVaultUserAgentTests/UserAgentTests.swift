@@ -236,7 +236,7 @@ final class UserAgentTests: XCTestCase {
     /// session-bind@openssh.com, signed by a host key made here; its session identifier.
     @discardableResult
     private func bind(_ client: SSHAgentClient, forwarding: Bool) throws -> [UInt8] {
-        let host = try SigningKeyPair(seed: try Ed25519.generateSeed())
+        let host = try SigningKeyPair(algorithm: .ed25519, seed: try KeyAlgorithm.generateSeed())
         let session = RandomBytes.make(count: 32)
         let signature = try session.withUnsafeBytes { try host.sign($0) }
         let contents = SSHSessionBind(

@@ -219,7 +219,7 @@ final class SessionTable: @unchecked Sendable {
         let (computed, overflow) = wallNow.addingReportingOverflow(seconds)
         let end = overflow ? Int64.max : computed
         return UnlockedKeyView(
-            keyId: session.keyId, user: session.user, label: session.label, purpose: session.purpose, publicKey: session.publicKey,
+            keyId: session.keyId, user: session.user, label: session.label, purpose: session.purpose, algorithm: session.algorithm, publicKey: session.publicKey,
             certificates: session.certificates,
             unlockedUntil: abs(end - session.wallUntil) <= 1 ? session.wallUntil : end
         )
