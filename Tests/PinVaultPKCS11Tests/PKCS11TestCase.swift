@@ -58,12 +58,14 @@ class PKCS11TestCase: XCTestCase {
         try daemon.start()
     }
 
-    /// Registers a credential; returns its keyId and raw public key.
+    /// Registers a credential (Ed25519 unless `algorithm` says); returns its keyId and raw public key.
     @discardableResult
-    func register(_ user: String, label: String? = nil, purpose: String = "authenticate") throws -> (keyId: String, publicKey: Data) {
+    func register(_ user: String, label: String? = nil, purpose: String = "authenticate", algorithm: String? = nil) throws
+        -> (keyId: String, publicKey: Data)
+    {
         let client = try daemon.connect()
         defer { client.close() }
-        let credential = try client.register(user: user, pin: pin, label: label, purpose: purpose)
+        let credential = try client.register(user: user, pin: pin, label: label, purpose: purpose, algorithm: algorithm)
         guard let keyId = credential["keyId"] as? String, let encoded = credential["publicKey"] as? String,
               let publicKey = Data(base64Encoded: encoded) else { throw TestKitError("no keyId in \(credential)") }
         return (keyId, publicKey)
@@ -124,6 +126,23 @@ class PKCS11TestCase: XCTestCase {
         let spki = Data([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00]) + publicKey
         return try file("key-\(publicKey.prefix(4).map { String(format: "%02x", $0) }.joined()).pem",
                         Data("-----BEGIN PUBLIC KEY-----\n\(spki.base64EncodedString())\n-----END PUBLIC KEY-----\n".utf8))
+    }
+
+    /// The PEM SubjectPublicKeyInfo of a P-256 point (RFC 5480), for OpenSSL.
+    func p256PublicKeyPEM(_ point: Data) throws -> String {
+        let spki = Data([0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a,
+                         0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00]) + point
+        return try file("p256-\(point.dropFirst().prefix(4).hex).pem",
+                        Data("-----BEGIN PUBLIC KEY-----\n\(spki.base64EncodedString())\n-----END PUBLIC KEY-----\n".utf8))
+    }
+
+    /// Whether OpenSSL verifies the DER ECDSA `signature` over SHA-256 of `message` with the P-256 `point`.
+    func opensslVerifiesECDSA(point: Data, signature: Data, message: Data) throws -> Bool {
+        let key = try p256PublicKeyPEM(point)
+        let data = try file("ecdsa-message", message)
+        let sig = try file("ecdsa-signature", signature)
+        let result = try run("/usr/bin/openssl", ["dgst", "-sha256", "-verify", key, "-signature", sig, data])
+        return result.status == 0 && result.output.contains("Verified OK")
     }
 
     /// Whether OpenSSL verifies `signature` over `message` with `publicKey`.
