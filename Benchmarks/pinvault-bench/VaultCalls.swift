@@ -18,13 +18,15 @@ enum VaultCalls {
         request("CheckPin") { $0.field("pin", pin) }
     }
 
-    /// Register, for `purpose` (the daemon's default, authenticate, when nil).
-    static func register(user: String, label: String? = nil, purpose: String? = nil) -> [UInt8] {
+    /// Register, for `purpose` with a key of `algorithm` (the daemon's defaults,
+    /// authenticate and ed25519, when nil).
+    static func register(user: String, label: String? = nil, purpose: String? = nil, algorithm: String? = nil) -> [UInt8] {
         request("Register") { parameters in
             parameters.field("user", user)
             parameters.field("pin", pin)
             parameters.optionalField("label", label)
             parameters.optionalField("purpose", purpose)
+            parameters.optionalField("algorithm", algorithm)
         }
     }
 
