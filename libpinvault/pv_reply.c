@@ -285,22 +285,45 @@ enum {
     SEEN_FAILED = 1 << 8, SEEN_REMAINING = 1 << 9, SEEN_UNLOCKED_UNTIL = 1 << 10, SEEN_ALGORITHM = 1 << 11,
 };
 
-static const struct {
+/* A name of the interface's enumerations and the value this library gives it. */
+struct named {
     const char *name;
-    pinvault_algorithm algorithm;
-} algorithms[] = {
+    int value;
+};
+
+static const struct named algorithms[] = {
     {"ed25519", PINVAULT_ALGORITHM_ED25519},
     {"p256", PINVAULT_ALGORITHM_P256},
 };
 
-/* An algorithm's name as the interface spells it; one it does not know is PINVAULT_ALGORITHM_OTHER. */
-static pinvault_algorithm algorithm_named(const char *name)
+static const struct named purposes[] = {
+    {"authenticate", PINVAULT_PURPOSE_AUTHENTICATE},
+    {"ssh", PINVAULT_PURPOSE_SSH},
+    {"login", PINVAULT_PURPOSE_LOGIN},
+    {"legacy", PINVAULT_PURPOSE_LEGACY},
+};
+
+static const struct named states[] = {
+    {"active", PINVAULT_STATE_ACTIVE},
+    {"throttled", PINVAULT_STATE_THROTTLED},
+    {"blocked", PINVAULT_STATE_BLOCKED},
+    {"pendingUnregistration", PINVAULT_STATE_PENDING_UNREGISTRATION},
+};
+
+/*
+ * The value of `name` in `table`, or `unknown` (the OTHER of its enumeration): a
+ * daemon of a later release may name an algorithm, purpose or state this one does
+ * not know, and the caller decides what to do with it.
+ */
+static int value_named(const struct named *table, size_t count, const char *name, int unknown)
 {
-    for (size_t i = 0; i < sizeof algorithms / sizeof algorithms[0]; i++)
-        if (key_is(name, algorithms[i].name))
-            return algorithms[i].algorithm;
-    return PINVAULT_ALGORITHM_OTHER;
+    for (size_t i = 0; i < count; i++)
+        if (key_is(name, table[i].name))
+            return table[i].value;
+    return unknown;
 }
+
+#define NAMED(table, name, unknown) value_named(table, sizeof table / sizeof table[0], name, unknown)
 
 bool pv_public_key_fits(pinvault_algorithm algorithm, const struct pinvault_public_key *public_key)
 {
@@ -313,44 +336,6 @@ bool pv_public_key_fits(pinvault_algorithm algorithm, const struct pinvault_publ
         break;
     }
     return public_key->length >= 1 && public_key->length <= sizeof public_key->bytes;
-}
-
-static const struct {
-    const char *name;
-    pinvault_purpose purpose;
-} purposes[] = {
-    {"authenticate", PINVAULT_PURPOSE_AUTHENTICATE},
-    {"ssh", PINVAULT_PURPOSE_SSH},
-    {"login", PINVAULT_PURPOSE_LOGIN},
-    {"legacy", PINVAULT_PURPOSE_LEGACY},
-};
-
-/* A purpose's name as the interface spells it; one it does not know is PINVAULT_PURPOSE_OTHER. */
-static pinvault_purpose purpose_named(const char *name)
-{
-    for (size_t i = 0; i < sizeof purposes / sizeof purposes[0]; i++)
-        if (key_is(name, purposes[i].name))
-            return purposes[i].purpose;
-    return PINVAULT_PURPOSE_OTHER;
-}
-
-static const struct {
-    const char *name;
-    pinvault_state state;
-} states[] = {
-    {"active", PINVAULT_STATE_ACTIVE},
-    {"throttled", PINVAULT_STATE_THROTTLED},
-    {"blocked", PINVAULT_STATE_BLOCKED},
-    {"pendingUnregistration", PINVAULT_STATE_PENDING_UNREGISTRATION},
-};
-
-/* A state this reader does not know is PINVAULT_STATE_OTHER: the daemon decides. */
-static pinvault_state state_named(const char *name)
-{
-    for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
-        if (key_is(name, states[i].name))
-            return states[i].state;
-    return PINVAULT_STATE_OTHER;
 }
 
 /* A time that may be null: -1 for null, else Unix seconds. */
@@ -402,11 +387,11 @@ static int read_credential(struct pv_json *json, const char *user, uid_t owner, 
         } else if (key_is(key, "purpose")) {
             failed = once(&seen, SEEN_PURPOSE) || pv_json_string(json, text, sizeof text, &length);
             if (!failed)
-                credential->purpose = purpose_named(text);
+                credential->purpose = (pinvault_purpose)NAMED(purposes, text, PINVAULT_PURPOSE_OTHER);
         } else if (key_is(key, "algorithm")) {
             failed = once(&seen, SEEN_ALGORITHM) || pv_json_string(json, text, sizeof text, &length);
             if (!failed)
-                credential->algorithm = algorithm_named(text);
+                credential->algorithm = (pinvault_algorithm)NAMED(algorithms, text, PINVAULT_ALGORITHM_OTHER);
         } else if (key_is(key, "publicKey")) {
             failed = once(&seen, SEEN_PUBLIC_KEY) || read_public_key(json, &credential->public_key);
         } else if (key_is(key, "ownerUid")) {
@@ -415,7 +400,7 @@ static int read_credential(struct pv_json *json, const char *user, uid_t owner, 
         } else if (key_is(key, "state")) {
             failed = once(&seen, SEEN_STATE) || pv_json_string(json, text, sizeof text, &length);
             if (!failed)
-                credential->state = state_named(text);
+                credential->state = (pinvault_state)NAMED(states, text, PINVAULT_STATE_OTHER);
         } else if (key_is(key, "failedAttempts")) {
             failed = once(&seen, SEEN_FAILED) || pv_json_int(json, 0, INT32_MAX, &credential->failed_attempts);
         } else if (key_is(key, "remainingAttempts")) {

@@ -114,6 +114,26 @@ class PKCS11TestCase: XCTestCase {
         return object
     }
 
+    /// `C_Login` and `C_Sign` of `data` with `mechanism` through PyKCS11 on the first
+    /// token (pkcs11-tool falls back to C_SignUpdate when C_Sign fails, and reads more
+    /// than 1024 bytes in parts): the signature's hex, or the CKR_ name C_Sign answered.
+    func pykcs11Sign(_ data: Data, mechanism: String = "CKM_EDDSA") throws -> String {
+        let result = try run("/usr/bin/python3", ["-c", #"""
+            import sys, PyKCS11
+            lib = PyKCS11.PyKCS11Lib(); lib.load(sys.argv[1])
+            session = lib.openSession(lib.getSlotList(tokenPresent=True)[0])
+            session.login(sys.stdin.readline().rstrip("\n"))
+            key = session.findObjects([(PyKCS11.CKA_CLASS, PyKCS11.CKO_PRIVATE_KEY)])[0]
+            data = open(sys.argv[2], "rb").read()
+            try:
+                print(bytes(session.sign(key, data, PyKCS11.Mechanism(getattr(PyKCS11, sys.argv[3]), None))).hex())
+            except PyKCS11.PyKCS11Error as error:
+                print(PyKCS11.CKR[error.value])
+            """#, modules.pkcs11Module, try file("to-sign-\(data.count)", data), mechanism], input: pin + "\n")
+        XCTAssertEqual(result.status, 0, result.output)
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// A file in the private HOME with `contents`.
     func file(_ name: String, _ contents: Data) throws -> String {
         let path = home.path + "/" + name
