@@ -47,14 +47,6 @@ const struct pv_kind *pv_kind_of(pinvault_algorithm algorithm, pinvault_purpose 
     return NULL;
 }
 
-const struct pv_kind *pv_kind_signing_with(CK_MECHANISM_TYPE mechanism)
-{
-    for (size_t i = 0; i < KIND_COUNT; i++)
-        if (kinds[i].mechanism == mechanism)
-            return &kinds[i];
-    return NULL;
-}
-
 /*
  * One DER INTEGER at *at (of at most `end`): positive, shortest form, its value at
  * most 32 bytes, written right-aligned into `out`. 0, or -1.

@@ -58,9 +58,6 @@ struct pv_kind {
 /* The kind of token a credential of `algorithm` and `purpose` is, or NULL: none. */
 const struct pv_kind *pv_kind_of(pinvault_algorithm algorithm, pinvault_purpose purpose);
 
-/* The kind whose mechanism `mechanism` is, or NULL (C_GetMechanismInfo's lookup). */
-const struct pv_kind *pv_kind_signing_with(CK_MECHANISM_TYPE mechanism);
-
 /*
  * r || s of a DER ECDSA-Sig-Value of P-256, only when it is strict DER (one
  * SEQUENCE of two positive INTEGERs in their shortest form, nothing after it) with

@@ -26,7 +26,6 @@ static void test_kinds(void)
     CHECK(pv_kind_of(PINVAULT_ALGORITHM_P256, PINVAULT_PURPOSE_LOGIN) == NULL);
     CHECK(pv_kind_of(PINVAULT_ALGORITHM_ED25519, PINVAULT_PURPOSE_LEGACY) == NULL);
     CHECK(pv_kind_of(PINVAULT_ALGORITHM_OTHER, PINVAULT_PURPOSE_AUTHENTICATE) == NULL);
-    CHECK(pv_kind_signing_with(CKM_ECDSA) == ssh && pv_kind_signing_with(CKM_RSA_PKCS) == NULL);
 }
 
 /* The DER OpenSSL writes for r and s (as 32 big-endian bytes each). */
