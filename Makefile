@@ -10,7 +10,8 @@
 #   make pam-test      its unit tests, under AddressSanitizer and UBSan (and lib-test)
 #   make pam-fuzz      libFuzzer over its reply parser, credential choice and locality (PAM_FUZZ_SECONDS, default 60)
 #   make pkcs11 the PKCS#11 module .build-pkcs11/pinvault-pkcs11.so (C over libpinvault; docs/PKCS11.md)
-#   make pkcs11-test   the unit tests of its first layer (pkcs11/pv_keys.c), under AddressSanitizer and UBSan
+#   make pkcs11-test   the unit tests of its first layer (pkcs11/pv_keys.c), under AddressSanitizer and UBSan,
+#                      and that its files include one way (scripts/check-pkcs11-layers.sh)
 #   make stage STAGE_DIR=DIR            the C modules as the tests load them (stage-sanitized: with ASan and UBSan)
 #   make deb    dist/pinvault_<version>_<arch>.deb (and its -dbgsym), checked by lintian
 #   make package-test  the .deb installed, used, upgraded and purged in a clean Debian 12 root
@@ -302,6 +303,7 @@ $(PKCS11_BUILD)/keys-tests: pkcs11/tests/keys_tests.c pkcs11/pv_keys.c $(PKCS11_
 
 pkcs11-test: deps $(PKCS11_BUILD)/keys-tests
 	$(PKCS11_BUILD)/keys-tests
+	scripts/check-pkcs11-layers.sh pkcs11
 
 $(PKCS11_MODULE): $(PKCS11_SOURCES) $(PKCS11_HEADERS) $(LIB_FILE) Makefile
 	@mkdir -p $(PKCS11_BUILD)
