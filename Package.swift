@@ -66,7 +66,7 @@ let package = Package(
             dependencies: ["PinVaultCrypto"],
             plugins: ["GenerateVarlinkInterface"]
         ),
-        .target(name: "PinVaultSSHProtocol"),
+        .target(name: "PinVaultSSHProtocol", dependencies: ["PinVaultCrypto"]),
 
         // The vault engine and the transport, side by side; the front door over both.
         .target(
@@ -179,7 +179,7 @@ let package = Package(
             dependencies: ["PinVaultStore", "PinVaultCrypto", "PinVaultSystem", "PinVaultTestKit"]
         ),
         .testTarget(name: "PinVaultProtocolTests", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
-        .testTarget(name: "PinVaultSSHProtocolTests", dependencies: ["PinVaultSSHProtocol"]),
+        .testTarget(name: "PinVaultSSHProtocolTests", dependencies: ["PinVaultSSHProtocol", "PinVaultCrypto"]),
         .testTarget(name: "PinVaultAgentDoorTests", dependencies: ["PinVaultAgentDoor", "PinVaultSSHProtocol", "PinVaultProtocol"]),
         .testTarget(
             name: "PinVaultSSHAgentTests",

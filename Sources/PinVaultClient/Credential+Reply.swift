@@ -1,5 +1,4 @@
 import FoundationEssentials
-import PinVaultCrypto
 import PinVaultProtocol
 
 extension Credential {
@@ -20,7 +19,7 @@ extension Credential {
             unregistrationExpiresAt: wire.unregistrationExpiresAt.map(Date.init(unixSeconds:)),
             unlockedUntil: wire.unlockedUntil.map(Date.init(unixSeconds:)),
             purpose: Purpose(wire.purpose),
-            algorithm: Algorithm(wire.algorithm),
+            algorithm: wire.algorithm,
             sshCertificates: wire.sshCertificates
         )
     }
@@ -40,16 +39,6 @@ extension Credential.Purpose {
         case .ssh: self = .ssh
         case .login: self = .login
         case .legacy: self = .legacy
-        }
-    }
-}
-
-extension Credential.Algorithm {
-    /// The public form of a wire algorithm.
-    init(_ wire: KeyAlgorithm) {
-        switch wire {
-        case .ed25519: self = .ed25519
-        case .p256: self = .p256
         }
     }
 }

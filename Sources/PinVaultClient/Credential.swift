@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PinVaultCrypto
 
 /// One credential as its owner (or an admin) sees it: who it belongs to, its public key
 /// and its lockout state. Holds no secret.
@@ -31,14 +32,11 @@ public struct Credential: Equatable, Sendable {
     }
 
     /// The signature algorithm of a credential's key, chosen at registration and never
-    /// changed.
-    public enum Algorithm: String, Sendable, CaseIterable {
-        /// Ed25519: a 32-byte public key, 64-byte signatures. The default.
-        case ed25519
-        /// ECDSA over NIST P-256 with SHA-256: a 65-byte SEC1 uncompressed public key,
-        /// DER-encoded signatures (ECDSA-Sig-Value, at most 72 bytes).
-        case p256
-    }
+    /// changed: `.ed25519` (a 32-byte public key, 64-byte signatures; the default) or
+    /// `.p256` (ECDSA over NIST P-256 with SHA-256: a 65-byte SEC1 uncompressed public
+    /// key, DER-encoded signatures of at most 72 bytes). Its `verify(signature:message:
+    /// publicKey:)` checks a signature as a relying party would.
+    public typealias Algorithm = KeyAlgorithm
 
     /// The account name (1-256 bytes of UTF-8).
     public var user: String

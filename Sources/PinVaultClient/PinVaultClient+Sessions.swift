@@ -61,6 +61,21 @@ extension PinVaultClient {
         }
     }
 
+    /// Signs a 32-byte SHA-256 `digest` (ECDSA over a hash, as `ssh -I` asks a PKCS#11
+    /// token) with the caller's unlocked `ssh` credential `keyId`, a P-256 one: no PIN.
+    /// Throws `.notUnlocked`, `.wrongPurpose` for a credential of another purpose, and
+    /// `.invalidParameter("keyId")` for a key that signs no digest (Ed25519).
+    public func signDigest(keyId: String, digest: [UInt8]) async throws(PinVaultError) -> [UInt8] {
+        try ClientLimits.checkKeyId(keyId)
+        guard ProtocolLimits.digestBytes.contains(digest.count) else { throw .invalidParameter("digest") }
+        return try await call(.signDigest) { parameters in
+            parameters.field("keyId", keyId)
+            parameters.field("digest", Base64.encodedString(digest))
+        } decode: { reply throws(ParameterError) in
+            try reply.base64("signature", required: true, decodedBytes: ProtocolLimits.signatureBytes) ?? []
+        }
+    }
+
     /// For an ssh-agent of the caller's (the per-user agent): signs `data`, what an ssh
     /// client asked it to sign, with the caller's unlocked `ssh` credential `keyId`.
     /// `forwarded`: the agent's connection was one ssh forwarded; `confirmed`: the

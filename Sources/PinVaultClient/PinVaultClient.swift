@@ -1,3 +1,4 @@
+import PinVaultCrypto
 import FoundationEssentials
 import PinVaultProtocol
 

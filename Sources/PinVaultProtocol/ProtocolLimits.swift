@@ -41,6 +41,9 @@ public enum ProtocolLimits {
     /// under 8 KiB; this leaves room and keeps the call within `defaultMaxMessageBytes`.
     public static let agentDataBytes: ClosedRange<Int> = 1...32_768
 
+    /// `SignDigest`'s digest: a SHA-256 digest, exactly (`KeyAlgorithm.digestSize`).
+    public static let digestBytes: ClosedRange<Int> = KeyAlgorithm.digestSize...KeyAlgorithm.digestSize
+
     /// `certificate`: one OpenSSH certificate blob, once base64-decoded.
     public static let certificateBytes: ClosedRange<Int> = 1...16_384
 

@@ -110,6 +110,10 @@ extension VaultRequest {
                 confirmed: try p.bool("confirmed", required: false) ?? false
             )
             return .sign(keyId: keyId, message: data, access: .userAgent, context: context)
+        case .signDigest:
+            guard let keyId = try p.keyID(required: true) else { throw ParameterError("keyId", .missing) }
+            let digest = try p.base64("digest", required: true, decodedBytes: ProtocolLimits.digestBytes) ?? []
+            return .sign(keyId: keyId, message: digest, access: .signDigest, context: .plain)
         case .addSSHCertificate, .removeSSHCertificate:
             guard let keyId = try p.keyID(required: true) else { throw ParameterError("keyId", .missing) }
             let certificate = try p.base64("certificate", required: true, decodedBytes: ProtocolLimits.certificateBytes) ?? []

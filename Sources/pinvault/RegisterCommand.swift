@@ -34,7 +34,16 @@ struct RegisterCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("What the key is for: authenticate, ssh or login.", valueName: "purpose"))
     var purpose: RegistrablePurpose = .authenticate
 
-    @Option(help: ArgumentHelp("The key's algorithm: ed25519 or p256.", valueName: "algorithm"))
+    @Option(
+        help: ArgumentHelp(
+            "The key's algorithm: \(Credential.Algorithm.allCases.map(\.rawValue).joined(separator: " or ")).",
+            valueName: "algorithm"),
+        transform: { name in
+            guard let algorithm = Credential.Algorithm(rawValue: name) else {
+                throw ValidationError("--algorithm is one of \(Credential.Algorithm.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return algorithm
+        })
     var algorithm: Credential.Algorithm = .ed25519
 
     @OptionGroup var pins: PinOptions

@@ -13,6 +13,3 @@ enum RegistrablePurpose: String, CaseIterable, ExpressibleByArgument {
         }
     }
 }
-
-/// `register --algorithm`.
-extension Credential.Algorithm: ExpressibleByArgument {}

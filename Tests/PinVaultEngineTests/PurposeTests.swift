@@ -21,7 +21,7 @@ final class PurposeTests: XCTestCase {
         return SSHSignedData.UserauthRequest(
             sessionIdentifier: [UInt8](repeating: 7, count: 32), user: Array("alice".utf8),
             service: Array("ssh-connection".utf8), method: Array("publickey".utf8), algorithm: Array("ssh-ed25519".utf8),
-            keyBlob: SSHEd25519.keyBlob(publicKey: key), hostKeyBlob: nil
+            keyBlob: SSHKey(algorithm: .ed25519, publicKey: key).blob, hostKeyBlob: nil
         ).encoded
     }
 

@@ -59,4 +59,41 @@ final class KeyAlgorithmTests: DaemonTestCase {
         let absent = try client.succeeding("Register", ["user": user, "pin": pin, "algorithm": NSNull()])
         XCTAssertEqual(absent.object("credential")?.string("algorithm"), "ed25519")
     }
+
+    /// SignDigest, as the PKCS#11 module's ssh tokens use it: a P-256 ssh key signs a
+    /// SHA-256 digest, and the signature verifies (Python's `cryptography`) as ECDSA over
+    /// the message hashed; every other case is refused by name.
+    func testSignDigest_signsAHashWithAnUnlockedP256SSHKey_only() throws {
+        let ssh = try client.register(user: user, pin: pin, label: "ssh", purpose: "ssh", algorithm: "p256")
+        let keyId = try XCTUnwrap(ssh.string("keyId"))
+        let publicKey = try XCTUnwrap(ssh.string("publicKey").flatMap { Data(base64Encoded: $0) })
+        let message = Data("what ssh -I hashed".utf8)
+        let digest = Data(message.withUnsafeBytes { SHA256.hash($0) })
+        let request: [String: Any] = ["keyId": keyId, "digest": digest.base64EncodedString()]
+        XCTAssertError(try client.vault("SignDigest", request), "NotUnlocked")
+
+        _ = try client.succeeding("Unlock", ["user": user, "keyId": keyId, "pin": pin, "ttlSeconds": 60])
+        let signed = try client.succeeding("SignDigest", request)
+        let signature = try XCTUnwrap(signed.string("signature").flatMap { Data(base64Encoded: $0) })
+        XCTAssertTrue(try IndependentEd25519.verify(publicKey: publicKey, signature: signature, message: message, algorithm: "p256"))
+        for bad in [Data(count: 31), Data(count: 33), Data()] {
+            let reply = try client.vault("SignDigest", ["keyId": keyId, "digest": bad.base64EncodedString()])
+            XCTAssertError(reply, "org.varlink.service.InvalidParameter")
+            XCTAssertEqual(reply.string("parameter"), "digest")
+        }
+
+        // An Ed25519 ssh key signs whole messages only.
+        let ed25519 = try XCTUnwrap(try client.register(user: user, pin: pin, label: "ed", purpose: "ssh").string("keyId"))
+        _ = try client.succeeding("Unlock", ["user": user, "keyId": ed25519, "pin": pin, "ttlSeconds": 60])
+        let refused = try client.vault("SignDigest", ["keyId": ed25519, "digest": digest.base64EncodedString()])
+        XCTAssertError(refused, "org.varlink.service.InvalidParameter")
+        XCTAssertEqual(refused.string("parameter"), "keyId")
+
+        // A P-256 key of any other purpose: WrongPurpose, as at any door it does not serve.
+        let app = try XCTUnwrap(try client.register(user: user, pin: pin, label: "app", algorithm: "p256").string("keyId"))
+        _ = try client.succeeding("Unlock", ["user": user, "keyId": app, "pin": pin, "ttlSeconds": 60])
+        let wrong = try client.vault("SignDigest", ["keyId": app, "digest": digest.base64EncodedString()])
+        XCTAssertError(wrong, "WrongPurpose")
+        XCTAssertEqual(wrong.string("purpose"), "authenticate")
+    }
 }

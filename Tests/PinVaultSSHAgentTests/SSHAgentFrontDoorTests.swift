@@ -56,7 +56,7 @@ final class SSHAgentFrontDoorTests: XCTestCase {
         ([type] + body).withUnsafeBytes { message in vault.exchangeAgent(message: message, peer: peer ?? alice) { Array($0) } }
     }
 
-    private func blob(_ key: [UInt8]) -> [UInt8] { SSHEd25519.keyBlob(publicKey: key) }
+    private func blob(_ key: [UInt8]) -> [UInt8] { SSHKey(algorithm: .ed25519, publicKey: key).blob }
     private func string(_ bytes: [UInt8]) -> [UInt8] {
         [UInt8(bytes.count >> 24 & 0xff), UInt8(bytes.count >> 16 & 0xff), UInt8(bytes.count >> 8 & 0xff), UInt8(bytes.count & 0xff)] + bytes
     }
@@ -97,7 +97,7 @@ final class SSHAgentFrontDoorTests: XCTestCase {
         XCTAssertEqual(agent(11), SSHAgentReply.identities([]))
         let laptop = try unlocked("alice", label: "laptop")
         _ = try varlink("Register", ["user": "bob", "pin": pin, "purpose": "ssh"])  // registered, never unlocked
-        XCTAssertEqual(agent(11), SSHAgentReply.identities([.init(publicKey: laptop, comment: "alice (laptop)")]))
+        XCTAssertEqual(agent(11), SSHAgentReply.identities([.init(keyBlob: blob(laptop), comment: "alice (laptop)")]))
         XCTAssertEqual(agent(11, as: mallory), SSHAgentReply.identities([]), "another uid sees the identity")
     }
 
@@ -152,7 +152,7 @@ final class SSHAgentFrontDoorTests: XCTestCase {
         XCTAssertEqual(agent(18, string(blob(first)), as: mallory), failure, "another uid locked the key")
         XCTAssertEqual(agent(18, string(blob(first))), success)
         XCTAssertEqual(agent(18, string(blob(first))), failure, "removing what is not there succeeded")
-        XCTAssertEqual(agent(11), SSHAgentReply.identities([.init(publicKey: second, comment: "alice (two)")]))
+        XCTAssertEqual(agent(11), SSHAgentReply.identities([.init(keyBlob: blob(second), comment: "alice (two)")]))
         XCTAssertEqual(agent(19), success)
         XCTAssertEqual(agent(11), SSHAgentReply.identities([]))
         XCTAssertEqual(agent(19), success, "remove-all of nothing is a success, as in OpenSSH")
@@ -248,6 +248,6 @@ final class SSHAgentFrontDoorTests: XCTestCase {
         XCTAssertEqual(agent(13, [0, 0, 0]), failure)
         XCTAssertEqual(agent(13, [0xff, 0xff, 0xff, 0xff]), failure)
         XCTAssertEqual(agent(11, [0]), failure)
-        XCTAssertEqual(agent(11), SSHAgentReply.identities([.init(publicKey: key, comment: "alice")]))
+        XCTAssertEqual(agent(11), SSHAgentReply.identities([.init(keyBlob: blob(key), comment: "alice")]))
     }
 }
