@@ -75,6 +75,61 @@ final class P256TokenTests: PKCS11TestCase {
         XCTAssertEqual((answers["message"] as? String)?.count, 128, "\(answers)")
     }
 
+    /// An ssh token signs the caller's SHA-256 digest (CKM_ECDSA, pinvaultd's SignDigest)
+    /// and nothing else: no whole message, no digest of another size. Its r || s, as DER,
+    /// verifies with OpenSSL over the message the digest is of; C_Verify agrees.
+    func testAnSSHToken_signsADigestWithCKM_ECDSA_only() throws {
+        try startDaemon()
+        let carol = try register("carol", label: "pkcs11", purpose: "ssh", algorithm: "p256")
+        let message = Data("what ssh hashes before it asks the token".utf8)
+        let result = try run("/usr/bin/python3", ["-c", #"""
+            import hashlib, json, sys, PyKCS11
+            lib = PyKCS11.PyKCS11Lib(); lib.load(sys.argv[1])
+            slot = lib.getSlotList(tokenPresent=True)[0]
+            out = {"mechanisms": list(lib.getMechanismList(slot))}
+            session = lib.openSession(slot)
+            session.login(sys.stdin.readline().rstrip("\n"))
+            key = session.findObjects([(PyKCS11.CKA_CLASS, PyKCS11.CKO_PRIVATE_KEY)])[0]
+            public = session.findObjects([(PyKCS11.CKA_CLASS, PyKCS11.CKO_PUBLIC_KEY)])[0]
+            def sign(name, data, mechanism):
+                try:
+                    out[name] = bytes(session.sign(key, data, PyKCS11.Mechanism(mechanism, None))).hex()
+                except PyKCS11.PyKCS11Error as error:
+                    out[name] = PyKCS11.CKR[error.value]
+            digest = hashlib.sha256(sys.argv[2].encode()).digest()
+            sign("digest", digest, PyKCS11.CKM_ECDSA)
+            sign("short digest", digest[:31], PyKCS11.CKM_ECDSA)
+            sign("message", b"a whole message", PyKCS11.CKM_ECDSA_SHA256)
+            signature = bytes.fromhex(out["digest"])
+            out["verified"] = session.verify(public, digest, signature, PyKCS11.Mechanism(PyKCS11.CKM_ECDSA, None))
+            out["verified other"] = session.verify(public, digest[::-1], signature, PyKCS11.Mechanism(PyKCS11.CKM_ECDSA, None))
+            print(json.dumps(out))
+            """#, modules.pkcs11Module, String(decoding: message, as: UTF8.self)], input: pin + "\n")
+        XCTAssertEqual(result.status, 0, result.output)
+        let answers = try XCTUnwrap(result.output.split(separator: "\n").last.flatMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        })
+        XCTAssertEqual(answers["mechanisms"] as? [String], ["CKM_ECDSA"], "\(answers)")
+        XCTAssertEqual(answers["short digest"] as? String, "CKR_DATA_LEN_RANGE", "\(answers)")
+        XCTAssertEqual(answers["message"] as? String, "CKR_MECHANISM_INVALID", "\(answers)")
+        XCTAssertEqual(answers["verified"] as? Bool, true, "\(answers)")
+        XCTAssertEqual(answers["verified other"] as? Bool, false, "\(answers)")
+        let raw = try XCTUnwrap(Data(hex: answers["digest"] as? String ?? ""), "\(answers)")
+        XCTAssertEqual(raw.count, 64)
+        // r || s as DER, for OpenSSL: INTEGERs in their shortest positive form.
+        func integer(_ bytes: Data) -> Data {
+            var value = Data(bytes.drop { $0 == 0 })
+            if value.isEmpty { value = Data([0]) }
+            if value[value.startIndex] & 0x80 != 0 { value.insert(0, at: value.startIndex) }
+            return Data([0x02, UInt8(value.count)]) + value
+        }
+        let body = integer(raw.prefix(32)) + integer(raw.suffix(32))
+        let der = Data([0x30, UInt8(body.count)]) + body
+        XCTAssertTrue(try opensslVerifiesECDSA(point: carol.publicKey, signature: der, message: message))
+        XCTAssertFalse(try opensslVerifiesECDSA(point: carol.publicKey, signature: der, message: message + Data([0])))
+        XCTAssertEqual(try listed(carol.keyId)["failedAttempts"] as? Int, 0)
+    }
+
     /// OpenSSH 9.2's ssh-keygen -D reads a P-256 ssh token's public key (no login, no PIN).
     func testSshKeygenD_printsTheECDSAKeyOfAnSSHToken() throws {
         try startDaemon()

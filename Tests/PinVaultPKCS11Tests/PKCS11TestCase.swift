@@ -117,7 +117,9 @@ class PKCS11TestCase: XCTestCase {
     /// `C_Login` and `C_Sign` of `data` with `mechanism` through PyKCS11 on the first
     /// token (pkcs11-tool falls back to C_SignUpdate when C_Sign fails, and reads more
     /// than 1024 bytes in parts): the signature's hex, or the CKR_ name C_Sign answered.
-    func pykcs11Sign(_ data: Data, mechanism: String = "CKM_EDDSA") throws -> String {
+    func pykcs11Sign(_ data: Data, mechanism: String = "CKM_EDDSA", module: String? = nil, environment extra: [String: String] = [:])
+        throws -> String
+    {
         let result = try run("/usr/bin/python3", ["-c", #"""
             import sys, PyKCS11
             lib = PyKCS11.PyKCS11Lib(); lib.load(sys.argv[1])
@@ -129,7 +131,8 @@ class PKCS11TestCase: XCTestCase {
                 print(bytes(session.sign(key, data, PyKCS11.Mechanism(getattr(PyKCS11, sys.argv[3]), None))).hex())
             except PyKCS11.PyKCS11Error as error:
                 print(PyKCS11.CKR[error.value])
-            """#, modules.pkcs11Module, try file("to-sign-\(data.count)", data), mechanism], input: pin + "\n")
+            """#, module ?? modules.pkcs11Module, try file("to-sign-\(data.count)", data), mechanism], input: pin + "\n",
+            environment: extra)
         XCTAssertEqual(result.status, 0, result.output)
         return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -58,12 +58,19 @@ final class SanitizedModuleTests: PKCS11TestCase {
         assertClean(listed.output, "pkcs11-tool -L")
     }
 
-    /// P-256 through the sanitized code: the module's CKM_ECDSA_SHA256 (DER to r || s,
-    /// libcrypto's verification) and the example program's DER signature.
+    /// P-256 through the sanitized code: the module's CKM_ECDSA_SHA256 and CKM_ECDSA (DER
+    /// to r || s, libcrypto's verification) and the example program's DER signature.
     func testP256_underASanAndUBSan_signsThroughTheModuleAndTheExample() throws {
         try startDaemon()
-        let alice = try register("alice", label: "laptop", algorithm: "p256")
         let environment = try sanitizerEnvironment
+        // An ssh token alone first: CKM_ECDSA over a digest, through SignDigest.
+        let carol = try register("carol", label: "ssh", purpose: "ssh", algorithm: "p256")
+        let digest = Data(repeating: 0x5a, count: 32)
+        let raw = try pykcs11Sign(digest, mechanism: "CKM_ECDSA", module: sanitized.path + "/pinvault-pkcs11.so", environment: environment)
+        XCTAssertEqual(raw.count, 128, raw)
+        assertClean(raw, "PyKCS11 CKM_ECDSA")
+        _ = try daemon.connect().succeeding("Wipe", ["user": "carol", "keyId": carol.keyId, "pin": pin])
+        let alice = try register("alice", label: "laptop", algorithm: "p256")
         let message = Data("P-256 under the sanitizers".utf8)
         let data = try file("data", message)
         let output = home.path + "/signature.der"
