@@ -6,8 +6,9 @@
  */
 #include "pinvault.h"
 
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
-#include <openssl/x509.h>
+#include <openssl/params.h>
 #include <sodium.h>
 #include <stdbool.h>
 #include <string.h>
@@ -20,26 +21,31 @@
 #define P256_DER_SIGNATURE_MAX_BYTES 72
 #define SHA256_BYTES 32
 
-/* SubjectPublicKeyInfo of a P-256 key (id-ecPublicKey, prime256v1), up to its 65-byte point. */
-static const unsigned char p256_spki_prefix[] = {
-    0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01,
-    0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
-};
-
-/* The P-256 key of a SEC1 uncompressed point, checked on the curve; NULL when it is not one. */
+/*
+ * The P-256 key of a SEC1 uncompressed point, checked on the curve (OpenSSL refuses a
+ * point off it); NULL when it is not one. EVP_PKEY_fromdata, not d2i_PUBKEY: OpenSSL
+ * 3's decoders cost several times the verification itself.
+ */
 static EVP_PKEY *p256_key(const struct pinvault_public_key *public_key)
 {
-    unsigned char spki[sizeof p256_spki_prefix + P256_POINT_BYTES];
     if (public_key->length != P256_POINT_BYTES || public_key->bytes[0] != 0x04)
         return NULL;
-    memcpy(spki, p256_spki_prefix, sizeof p256_spki_prefix);
-    memcpy(spki + sizeof p256_spki_prefix, public_key->bytes, P256_POINT_BYTES);
-    const unsigned char *cursor = spki;
-    EVP_PKEY *key = d2i_PUBKEY(NULL, &cursor, (long)sizeof spki);
-    if (key != NULL && cursor != spki + sizeof spki) {
+    unsigned char point[P256_POINT_BYTES];
+    memcpy(point, public_key->bytes, sizeof point);
+    char group[] = "prime256v1";
+    OSSL_PARAM params[] = {
+        OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, group, 0),
+        OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, point, sizeof point),
+        OSSL_PARAM_construct_end(),
+    };
+    EVP_PKEY_CTX *context = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+    EVP_PKEY *key = NULL;
+    if (context == NULL || EVP_PKEY_fromdata_init(context) != 1 ||
+        EVP_PKEY_fromdata(context, &key, EVP_PKEY_PUBLIC_KEY, params) != 1) {
         EVP_PKEY_free(key);
-        return NULL;
+        key = NULL;
     }
+    EVP_PKEY_CTX_free(context);
     return key;
 }
 
