@@ -72,7 +72,7 @@ enum VaultCalls {
         guard let parameters = document.member("parameters", of: document.root),
               let credential = document.member("credential", of: parameters),
               let key = document.member("publicKey", of: credential),
-              let text = document.string(key), let bytes = try? Base64.decode(text), bytes.count == 32 else {
+              let text = document.string(key), let bytes = try? Base64.decode(text), ProtocolLimits.publicKeyBytes.contains(bytes.count) else {
             throw BenchError("Register failed: \(String(decoding: reply, as: UTF8.self))")
         }
         return bytes

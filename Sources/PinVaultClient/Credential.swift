@@ -76,7 +76,7 @@ public struct Credential: Equatable, Sendable {
         user: String, keyId: String, label: String?, publicKey: [UInt8], ownerUid: UInt32,
         createdAt: Date, lastUsedAt: Date?, failedAttempts: Int, remainingAttempts: Int,
         state: State, lockedUntil: Date?, unregistrationExpiresAt: Date?, unlockedUntil: Date? = nil,
-        purpose: Purpose = .authenticate, algorithm: Algorithm = .ed25519, sshCertificates: [[UInt8]] = []
+        purpose: Purpose = .authenticate, algorithm: Algorithm = .default, sshCertificates: [[UInt8]] = []
     ) {
         self.user = user
         self.keyId = keyId

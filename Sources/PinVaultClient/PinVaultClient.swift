@@ -71,7 +71,7 @@ public final class PinVaultClient: Sendable {
     /// under `pin` (which must meet the policy), its key of `algorithm`. Consumes `pin`.
     public func register(
         user: String, pin: PIN, label: String? = nil, purpose: Credential.Purpose = .authenticate,
-        algorithm: Credential.Algorithm = .ed25519
+        algorithm: Credential.Algorithm = .default
     ) async throws(PinVaultError) -> Credential {
         let secrets = try PIN.take([(pin, "pin")])
         try ClientLimits.checkUser(user)
@@ -85,7 +85,7 @@ public final class PinVaultClient: Sendable {
             parameters.field("purpose", purpose.rawValue)
             // Named only when not the default, so that an Ed25519 registration still
             // reaches a daemon of an earlier release.
-            if algorithm != .ed25519 { parameters.field("algorithm", algorithm.rawValue) }
+            if algorithm != .default { parameters.field("algorithm", algorithm.rawValue) }
         } decode: { reply throws(ParameterError) in
             try Credential.decode("credential", in: reply)
         }

@@ -5,9 +5,10 @@
 /// never changed. No other code knows a key's or a signature's size: it asks this table.
 ///
 /// The SSH encodings (key blob, signature blob, certificate type) are the same table's,
-/// kept in PinVaultSSHProtocol (`KeyAlgorithm+SSH.swift`), an exhaustive switch there.
-/// docs/FORMAT.md gives each byte; docs/ARCHITECTURE.md names the files a third
-/// algorithm touches.
+/// kept in PinVaultSSHProtocol (`KeyAlgorithm+SSH.swift`), an exhaustive switch there;
+/// the PKCS#11 attributes (`CKA_EC_PARAMS`, `CKA_EC_POINT`) are the C module's, whose
+/// bytes docs/PKCS11.md gives. docs/FORMAT.md gives each stored byte; docs/ARCHITECTURE.md
+/// names the files a third algorithm touches.
 public enum KeyAlgorithm: String, CaseIterable, Hashable, Sendable {
     /// Ed25519 (RFC 8032), libsodium's: the seed is the RFC's private key. Register's default.
     case ed25519

@@ -90,8 +90,7 @@ public enum P256 {
         var length = 0
         let done = Sodium.withInput(message) { pointer, count in
             scalar.withSodiumPointer { scalarPointer in
-                CPinVaultOpenSSL_p256_sign(
-                    scalarPointer, publicKey, prehashed ? 1 : 0, pointer, count, &signature, signature.count, &length)
+                CPinVaultOpenSSL_p256_sign(scalarPointer, prehashed ? 1 : 0, pointer, count, &signature, signature.count, &length)
             }
         }
         guard done == 1, length <= signature.count else { throw CryptoError.signingFailed }

@@ -44,7 +44,7 @@ struct RegisterCommand: AsyncParsableCommand {
             }
             return algorithm
         })
-    var algorithm: Credential.Algorithm = .ed25519
+    var algorithm: Credential.Algorithm = .default
 
     @OptionGroup var pins: PinOptions
 

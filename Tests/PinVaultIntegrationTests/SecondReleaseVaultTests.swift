@@ -24,6 +24,7 @@ final class SecondReleaseVaultTests: DaemonTestCase {
         XCTAssertEqual(listed.map { $0.string("keyId") ?? "" }.sorted(), [app, bob, ssh].sorted())
         for credential in listed {
             XCTAssertEqual(credential.string("purpose"), "legacy", "\(credential)")
+            XCTAssertEqual(credential.string("algorithm"), "ed25519", "\(credential)")
         }
         XCTAssertEqual(try client.credential(keyId: bob).int("failedAttempts"), 2)
         XCTAssertTrue(eventually(timeout: 10) { daemon.log.contains("legacyCredentials=3") }, daemon.log)

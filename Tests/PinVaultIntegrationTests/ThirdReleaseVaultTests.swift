@@ -31,6 +31,7 @@ final class ThirdReleaseVaultTests: DaemonTestCase {
 
     func testItsCredentials_keepTheirPinsAndCounts_andTheRightPinReportsTheWrongOnes() throws {
         XCTAssertEqual(try client.list().map { $0.string("keyId") ?? "" }.sorted(), [alice, bob, carol].sorted())
+        XCTAssertEqual(Set(try client.list().map { $0.string("algorithm") ?? "" }), ["ed25519"], "format 2 reads as Ed25519")
         XCTAssertEqual(try client.credential(keyId: bob).int("failedAttempts"), 2)
         XCTAssertEqual(try client.credential(keyId: carol).string("state"), "blocked")
         XCTAssertSuccess(try client.authenticate(user: "alice", pin: pin, keyId: alice))

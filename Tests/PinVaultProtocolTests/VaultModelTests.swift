@@ -85,11 +85,13 @@ final class VaultModelTests: XCTestCase {
         XCTAssertTrue(VaultInterface.description.contains("purpose: (authenticate, ssh, login, legacy)"))
         XCTAssertTrue(VaultInterface.description.contains("state: (active, throttled, blocked, pendingUnregistration)"))
         XCTAssertTrue(VaultInterface.description.contains("onMaxAttempts: (block, wipe)"))
+        XCTAssertTrue(VaultInterface.description.contains("algorithm: (ed25519, p256)"))
     }
 
     func testMethodNames_areQualifiedWithTheInterface() {
         XCTAssertEqual(
-            VaultMethod.allCases.count, 19, "13 of the first release, Unlock, Lock, Sign, AgentSign, AddSSHCertificate, RemoveSSHCertificate"
+            VaultMethod.allCases.count, 20,
+            "13 of the first release, Unlock, Lock, Sign, AgentSign, AddSSHCertificate, RemoveSSHCertificate, SignDigest"
         )
         XCTAssertEqual(VaultMethod.authenticate.qualifiedName, "io.pinvault.Vault.Authenticate")
         XCTAssertEqual(

@@ -37,12 +37,11 @@ int CPinVaultOpenSSL_rsa_verify(const char *digest, unsigned minimum_bits,
 int CPinVaultOpenSSL_p256_public_key(const uint8_t *scalar, uint8_t *point);
 
 /* An ECDSA P-256 signature, DER ECDSA-Sig-Value (at most 72 bytes into `der`, whose
- * size `der_capacity` is), by the key of `scalar` (32 bytes, big-endian) and its public
- * `point` (65 bytes): of SHA-256(`data`) when `prehashed` is 0, else of `data` itself,
- * which must then be a 32-byte digest. Nonces are libcrypto's: k from the private key,
- * the digest and fresh random bytes. */
-int CPinVaultOpenSSL_p256_sign(const uint8_t *scalar, const uint8_t *point, int prehashed,
-                               const uint8_t *data, size_t data_length,
+ * size `der_capacity` is), by the key of `scalar` (32 bytes, big-endian): of
+ * SHA-256(`data`) when `prehashed` is 0, else of `data` itself, which must then be a
+ * 32-byte digest. Nonces are libcrypto's: k from fresh random bytes hashed with the
+ * private key and the digest. */
+int CPinVaultOpenSSL_p256_sign(const uint8_t *scalar, int prehashed, const uint8_t *data, size_t data_length,
                                uint8_t *der, size_t der_capacity, size_t *der_length);
 
 #endif
