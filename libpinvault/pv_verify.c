@@ -1,14 +1,21 @@
 /*
  * pinvault_verify and pinvault_verify_digest (pinvault.h): a signature checked with
- * a public key in the wire's encodings. Ed25519 with libsodium; ECDSA P-256 with
- * the system's libcrypto, which also refuses a point off the curve and a
- * signature that is not strict DER (OpenSSL re-encodes what it parsed and compares).
+ * a public key in the wire's encodings. Ed25519 with libsodium; ECDSA P-256 with the
+ * system's libcrypto, which also refuses a point off the curve and a signature that
+ * is not strict DER (OpenSSL re-encodes what it parsed and compares).
+ *
+ * P-256 goes through libcrypto's EC_KEY interface, as OpenSSH's ssh-ecdsa.c and
+ * pinvaultd's own signing do: OpenSSL 3 marks it deprecated in favour of EVP_PKEY,
+ * whose keys are built through its decoders or parameter builders at several times
+ * the cost of the verification itself. Nothing is kept between calls.
  */
+#define OPENSSL_SUPPRESS_DEPRECATED
+
 #include "pinvault.h"
 
-#include <openssl/core_names.h>
-#include <openssl/evp.h>
-#include <openssl/params.h>
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
+#include <openssl/obj_mac.h>
 #include <sodium.h>
 #include <stdbool.h>
 #include <string.h>
@@ -21,67 +28,29 @@
 #define P256_DER_SIGNATURE_MAX_BYTES 72
 #define SHA256_BYTES 32
 
-/*
- * The P-256 key of a SEC1 uncompressed point, checked on the curve (OpenSSL refuses a
- * point off it); NULL when it is not one. EVP_PKEY_fromdata, not d2i_PUBKEY: OpenSSL
- * 3's decoders cost several times the verification itself.
- */
-static EVP_PKEY *p256_key(const struct pinvault_public_key *public_key)
+/* The P-256 key of a SEC1 uncompressed point, checked on the curve; NULL when it is not one. */
+static EC_KEY *p256_key(const struct pinvault_public_key *public_key)
 {
     if (public_key->length != P256_POINT_BYTES || public_key->bytes[0] != 0x04)
         return NULL;
-    unsigned char point[P256_POINT_BYTES];
-    memcpy(point, public_key->bytes, sizeof point);
-    char group[] = "prime256v1";
-    OSSL_PARAM params[] = {
-        OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, group, 0),
-        OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, point, sizeof point),
-        OSSL_PARAM_construct_end(),
-    };
-    EVP_PKEY_CTX *context = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
-    EVP_PKEY *key = NULL;
-    if (context == NULL || EVP_PKEY_fromdata_init(context) != 1 ||
-        EVP_PKEY_fromdata(context, &key, EVP_PKEY_PUBLIC_KEY, params) != 1) {
-        EVP_PKEY_free(key);
+    EC_KEY *key = EC_KEY_new_by_curve_name(NID_X9_62_prime256v1);
+    if (key != NULL && EC_KEY_oct2key(key, public_key->bytes, P256_POINT_BYTES, NULL) != 1) {
+        EC_KEY_free(key);
         key = NULL;
     }
-    EVP_PKEY_CTX_free(context);
     return key;
 }
 
-static bool p256_signature_sized(const struct pinvault_signature *signature)
-{
-    return signature->length >= 8 && signature->length <= P256_DER_SIGNATURE_MAX_BYTES;
-}
-
-/* ECDSA over SHA-256(message). */
-static int p256_verify(const struct pinvault_public_key *public_key, const void *message, size_t message_length,
-                       const struct pinvault_signature *signature)
-{
-    EVP_PKEY *key = p256_key(public_key);
-    if (key == NULL)
-        return PINVAULT_E_ARGUMENT;
-    EVP_MD_CTX *context = EVP_MD_CTX_new();
-    int verified = context != NULL && p256_signature_sized(signature) &&
-                   EVP_DigestVerifyInit(context, NULL, EVP_sha256(), NULL, key) == 1 &&
-                   EVP_DigestVerify(context, signature->bytes, signature->length, message, message_length) == 1;
-    EVP_MD_CTX_free(context);
-    EVP_PKEY_free(key);
-    return verified ? PINVAULT_OK : PINVAULT_E_SIGNATURE;
-}
-
-/* ECDSA over a SHA-256 digest the caller made. */
-static int p256_verify_digest(const struct pinvault_public_key *public_key, const void *digest,
+/* ECDSA over a SHA-256 digest: PINVAULT_OK, PINVAULT_E_SIGNATURE, or PINVAULT_E_ARGUMENT for no key. */
+static int p256_verify_digest(const struct pinvault_public_key *public_key, const unsigned char digest[SHA256_BYTES],
                               const struct pinvault_signature *signature)
 {
-    EVP_PKEY *key = p256_key(public_key);
+    EC_KEY *key = p256_key(public_key);
     if (key == NULL)
         return PINVAULT_E_ARGUMENT;
-    EVP_PKEY_CTX *context = EVP_PKEY_CTX_new(key, NULL);
-    int verified = context != NULL && p256_signature_sized(signature) && EVP_PKEY_verify_init(context) == 1 &&
-                   EVP_PKEY_verify(context, signature->bytes, signature->length, digest, SHA256_BYTES) == 1;
-    EVP_PKEY_CTX_free(context);
-    EVP_PKEY_free(key);
+    int verified = signature->length >= 8 && signature->length <= P256_DER_SIGNATURE_MAX_BYTES &&
+                   ECDSA_verify(0, digest, SHA256_BYTES, signature->bytes, (int)signature->length, key) == 1;
+    EC_KEY_free(key);
     return verified ? PINVAULT_OK : PINVAULT_E_SIGNATURE;
 }
 
@@ -103,8 +72,11 @@ PV_EXPORT int pinvault_verify(pinvault_algorithm algorithm, const struct pinvaul
             return PINVAULT_E_SIGNATURE;
         return crypto_sign_verify_detached(signature->bytes, message, message_length, public_key->bytes) == 0
             ? PINVAULT_OK : PINVAULT_E_SIGNATURE;
-    case PINVAULT_ALGORITHM_P256:
-        return p256_verify(public_key, message, message_length, signature);
+    case PINVAULT_ALGORITHM_P256: {
+        unsigned char digest[SHA256_BYTES];
+        crypto_hash_sha256(digest, message, message_length);
+        return p256_verify_digest(public_key, digest, signature);
+    }
     case PINVAULT_ALGORITHM_OTHER:
         break;
     }
