@@ -47,28 +47,11 @@ final class P256TokenTests: PKCS11TestCase {
     func testAnAuthenticateToken_signsNoHash_andNoSSHData() throws {
         try startDaemon()
         try register("alice", label: "laptop", algorithm: "p256")
-        let result = try run("/usr/bin/python3", ["-c", #"""
-            import hashlib, json, sys, PyKCS11
-            lib = PyKCS11.PyKCS11Lib(); lib.load(sys.argv[1])
-            slot = lib.getSlotList(tokenPresent=True)[0]
-            out = {"mechanisms": list(lib.getMechanismList(slot))}   # PyKCS11 gives the names
-            session = lib.openSession(slot)
-            session.login(sys.stdin.readline().rstrip("\n"))
-            key = session.findObjects([(PyKCS11.CKA_CLASS, PyKCS11.CKO_PRIVATE_KEY)])[0]
-            def sign(name, data, mechanism):
-                try:
-                    out[name] = bytes(session.sign(key, data, PyKCS11.Mechanism(mechanism, None))).hex()
-                except PyKCS11.PyKCS11Error as error:
-                    out[name] = PyKCS11.CKR[error.value]
+        let answers = try signingAnswers(#"""
             sign("hash", hashlib.sha256(b"x").digest(), PyKCS11.CKM_ECDSA)
             sign("sshsig", b"SSHSIG\0\0\0\3git" + b"x" * 40, PyKCS11.CKM_ECDSA_SHA256)
             sign("message", b"a challenge", PyKCS11.CKM_ECDSA_SHA256)
-            print(json.dumps(out))
-            """#, modules.pkcs11Module], input: pin + "\n")
-        XCTAssertEqual(result.status, 0, result.output)
-        let answers = try XCTUnwrap(result.output.split(separator: "\n").last.flatMap {
-            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        })
+            """#)
         XCTAssertEqual(answers["mechanisms"] as? [String], ["CKM_ECDSA_SHA256"], "\(answers)")
         XCTAssertEqual(answers["hash"] as? String, "CKR_MECHANISM_INVALID", "\(answers)")
         XCTAssertEqual(answers["sshsig"] as? String, "CKR_DATA_INVALID", "\(answers)")
@@ -82,20 +65,8 @@ final class P256TokenTests: PKCS11TestCase {
         try startDaemon()
         let carol = try register("carol", label: "pkcs11", purpose: "ssh", algorithm: "p256")
         let message = Data("what ssh hashes before it asks the token".utf8)
-        let result = try run("/usr/bin/python3", ["-c", #"""
-            import hashlib, json, sys, PyKCS11
-            lib = PyKCS11.PyKCS11Lib(); lib.load(sys.argv[1])
-            slot = lib.getSlotList(tokenPresent=True)[0]
-            out = {"mechanisms": list(lib.getMechanismList(slot))}
-            session = lib.openSession(slot)
-            session.login(sys.stdin.readline().rstrip("\n"))
-            key = session.findObjects([(PyKCS11.CKA_CLASS, PyKCS11.CKO_PRIVATE_KEY)])[0]
+        let answers = try signingAnswers(#"""
             public = session.findObjects([(PyKCS11.CKA_CLASS, PyKCS11.CKO_PUBLIC_KEY)])[0]
-            def sign(name, data, mechanism):
-                try:
-                    out[name] = bytes(session.sign(key, data, PyKCS11.Mechanism(mechanism, None))).hex()
-                except PyKCS11.PyKCS11Error as error:
-                    out[name] = PyKCS11.CKR[error.value]
             digest = hashlib.sha256(sys.argv[2].encode()).digest()
             sign("digest", digest, PyKCS11.CKM_ECDSA)
             sign("short digest", digest[:31], PyKCS11.CKM_ECDSA)
@@ -103,12 +74,7 @@ final class P256TokenTests: PKCS11TestCase {
             signature = bytes.fromhex(out["digest"])
             out["verified"] = session.verify(public, digest, signature, PyKCS11.Mechanism(PyKCS11.CKM_ECDSA, None))
             out["verified other"] = session.verify(public, digest[::-1], signature, PyKCS11.Mechanism(PyKCS11.CKM_ECDSA, None))
-            print(json.dumps(out))
-            """#, modules.pkcs11Module, String(decoding: message, as: UTF8.self)], input: pin + "\n")
-        XCTAssertEqual(result.status, 0, result.output)
-        let answers = try XCTUnwrap(result.output.split(separator: "\n").last.flatMap {
-            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        })
+            """#, String(decoding: message, as: UTF8.self))
         XCTAssertEqual(answers["mechanisms"] as? [String], ["CKM_ECDSA"], "\(answers)")
         XCTAssertEqual(answers["short digest"] as? String, "CKR_DATA_LEN_RANGE", "\(answers)")
         XCTAssertEqual(answers["message"] as? String, "CKR_MECHANISM_INVALID", "\(answers)")
@@ -141,6 +107,32 @@ final class P256TokenTests: PKCS11TestCase {
         let blob = string(Data("ecdsa-sha2-nistp256".utf8)) + string(Data("nistp256".utf8)) + string(carol.publicKey)
         XCTAssertTrue(listed.output.contains("ecdsa-sha2-nistp256 " + blob.base64EncodedString() + " carol (pkcs11)"), listed.output)
         // alice's Ed25519 token is there too: OpenSSH 9.2 skips it ("skipping unsupported key type") and goes on.
+    }
+
+    /// `body` run by PyKCS11 after it logged in to the first token, with `sign(name, data,
+    /// mechanism)` recording a signature's hex or the CKR_ name C_Sign answered in `out`
+    /// (and the token's mechanisms under "mechanisms"); `argument` is sys.argv[2]. `out` as JSON.
+    private func signingAnswers(_ body: String, _ argument: String = "") throws -> [String: Any] {
+        let prelude = #"""
+            import hashlib, json, sys, PyKCS11
+            lib = PyKCS11.PyKCS11Lib(); lib.load(sys.argv[1])
+            slot = lib.getSlotList(tokenPresent=True)[0]
+            out = {"mechanisms": list(lib.getMechanismList(slot))}   # PyKCS11 gives the names
+            session = lib.openSession(slot)
+            session.login(sys.stdin.readline().rstrip("\n"))
+            key = session.findObjects([(PyKCS11.CKA_CLASS, PyKCS11.CKO_PRIVATE_KEY)])[0]
+            def sign(name, data, mechanism):
+                try:
+                    out[name] = bytes(session.sign(key, data, PyKCS11.Mechanism(mechanism, None))).hex()
+                except PyKCS11.PyKCS11Error as error:
+                    out[name] = PyKCS11.CKR[error.value]
+            """#
+        let script = prelude + "\n" + body + "\nprint(json.dumps(out))\n"
+        let result = try run("/usr/bin/python3", ["-c", script, modules.pkcs11Module, argument], input: pin + "\n")
+        XCTAssertEqual(result.status, 0, result.output)
+        return try XCTUnwrap(result.output.split(separator: "\n").last.flatMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }, result.output)
     }
 
     func testP11tool_listsTheECKeys() throws {
