@@ -10,6 +10,8 @@
 #   make pam-test      its unit tests, under AddressSanitizer and UBSan (and lib-test)
 #   make pam-fuzz      libFuzzer over its reply parser, credential choice and locality (PAM_FUZZ_SECONDS, default 60)
 #   make pkcs11 the PKCS#11 module .build-pkcs11/pinvault-pkcs11.so (C over libpinvault; docs/PKCS11.md)
+#   make pkcs11-test   the unit tests of its first layer (pkcs11/pv_keys.c), under AddressSanitizer and UBSan,
+#                      and that its files include one way (scripts/check-pkcs11-layers.sh)
 #   make stage STAGE_DIR=DIR            the C modules as the tests load them (stage-sanitized: with ASan and UBSan)
 #   make deb    dist/pinvault_<version>_<arch>.deb (and its -dbgsym), checked by lintian
 #   make package-test  the .deb installed, used, upgraded and purged in a clean Debian 12 root
@@ -50,7 +52,7 @@ SSH_TEST_PACKAGES := openssh-server
 
 .PHONY: all deps test-deps apt-packages ssh-server-quiet build release release-daemon run test soak venv clean
 .PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport fuzz-ssh-data sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
-.PHONY: lib lib-test lib-fuzz stage stage-sanitized pkcs11 install-c uninstall-c
+.PHONY: lib lib-test lib-fuzz stage stage-sanitized pkcs11 pkcs11-test install-c uninstall-c
 
 all: build
 
@@ -127,7 +129,7 @@ venv:
 # As root, the Debian package test runs first (2 to 6 minutes; it needs chroot and
 # mounts), so that swift test's summary stays the last line. Not as root, it is
 # skipped with a message that says so.
-test: test-deps venv pam pam-test release-daemon
+test: test-deps venv pam pam-test pkcs11-test release-daemon
 	@if [ "$$(id -u)" = 0 ]; then \
 		$(MAKE) --no-print-directory package-test; \
 	else \
@@ -161,6 +163,8 @@ PAM_LDFLAGS  ?= -shared -Wl,-z,relro,-z,now -Wl,-z,noexecstack -Wl,-z,defs -Wl,-
 # several PKCS#11 modules holds several C_Sign, and another's must not answer ours.
 SYMBOLIC     := -Wl,-Bsymbolic-functions
 SODIUM_LIBS  := $(shell pkg-config --libs libsodium 2>/dev/null || echo -lsodium)
+# libcrypto (OpenSSL 3): P-256 signatures verified in libpinvault (pinvault_verify).
+CRYPTO_LIBS  := $(shell pkg-config --libs libcrypto 2>/dev/null || echo -lcrypto)
 # The tests' flags: AddressSanitizer and UBSan, every finding fatal.
 C_TEST_FLAGS := -std=gnu11 -O1 -g $(C_WARNINGS) -fsanitize=address,undefined -fno-sanitize-recover=all
 
@@ -173,7 +177,8 @@ LIB_VERSION  := $(shell sed -n 's/^ *public static let current = "\([^"]*\)"$$/\
 LIB_SONAME   := libpinvault.so.0
 LIB_FILE     := $(LIB_BUILD)/libpinvault.so.$(LIB_VERSION)
 LIB_SOURCES  := libpinvault/pinvault.c libpinvault/pv_connection.c libpinvault/pv_json.c libpinvault/pv_reply.c \
-	libpinvault/pv_request.c
+	libpinvault/pv_request.c libpinvault/pv_verify.c
+LIB_LIBS     := $(SODIUM_LIBS) $(CRYPTO_LIBS)
 LIB_HEADERS  := $(wildcard libpinvault/*.h)
 LIB_LINK     := -L$(LIB_BUILD) -lpinvault
 
@@ -182,7 +187,7 @@ lib: deps $(LIB_FILE)
 $(LIB_FILE): $(LIB_SOURCES) $(LIB_HEADERS) libpinvault/libpinvault.map Makefile
 	@mkdir -p $(LIB_BUILD)
 	$(C_CC) $(PAM_CFLAGS) $(PAM_LDFLAGS) $(SYMBOLIC) -Wl,-soname,$(LIB_SONAME) \
-		-Wl,--version-script=libpinvault/libpinvault.map -o "$@" $(LIB_SOURCES) $(SODIUM_LIBS)
+		-Wl,--version-script=libpinvault/libpinvault.map -o "$@" $(LIB_SOURCES) $(LIB_LIBS)
 	ln -sf libpinvault.so.$(LIB_VERSION) $(LIB_BUILD)/$(LIB_SONAME)
 	ln -sf $(LIB_SONAME) $(LIB_BUILD)/libpinvault.so
 
@@ -190,7 +195,7 @@ $(LIB_FILE): $(LIB_SOURCES) $(LIB_HEADERS) libpinvault/libpinvault.map Makefile
 # deterministic mutation run; then the exported symbols against the version script.
 $(LIB_BUILD)/lib-tests: libpinvault/tests/lib_tests.c libpinvault/tests/check.h $(LIB_SOURCES) $(LIB_HEADERS) Makefile
 	@mkdir -p $(LIB_BUILD)
-	$(C_CC) $(C_TEST_FLAGS) -Ilibpinvault -o "$@" libpinvault/tests/lib_tests.c $(LIB_SOURCES) $(SODIUM_LIBS)
+	$(C_CC) $(C_TEST_FLAGS) -Ilibpinvault -o "$@" libpinvault/tests/lib_tests.c $(LIB_SOURCES) $(LIB_LIBS)
 
 lib-test: deps $(LIB_FILE) $(LIB_BUILD)/lib-tests
 	$(LIB_BUILD)/lib-tests
@@ -201,7 +206,7 @@ LIB_FUZZ_SECONDS ?= 60
 lib-fuzz: deps
 	@mkdir -p $(LIB_BUILD)/fuzz-corpus $(LIB_BUILD)/fuzz-findings
 	$(PAM_FUZZ_CC) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -Ilibpinvault -o $(LIB_BUILD)/lib-fuzz \
-		libpinvault/tests/lib_fuzz.c $(LIB_SOURCES) $(SODIUM_LIBS)
+		libpinvault/tests/lib_fuzz.c $(LIB_SOURCES) $(LIB_LIBS)
 	$(LIB_BUILD)/lib-fuzz -max_total_time=$(LIB_FUZZ_SECONDS) -max_len=16384 -print_final_stats=1 \
 		-artifact_prefix=$(LIB_BUILD)/fuzz-findings/ $(LIB_BUILD)/fuzz-corpus libpinvault/tests/fuzz-seeds
 
@@ -214,6 +219,8 @@ PAM_LIBRARY  := pam/pv_challenge.c pam/pv_choice.c pam/pv_locality.c pam/pv_opti
 PAM_SOURCES  := pam/pam_pinvault.c $(PAM_LIBRARY)
 PAM_HEADERS  := $(wildcard pam/*.h) libpinvault/pinvault.h
 PAM_LIBS     := -lpam $(SODIUM_LIBS)
+# The unit tests and the fuzzer compile libpinvault's sources in: its libraries too.
+PAM_TEST_LIBS := -lpam $(LIB_LIBS)
 
 pam: deps $(PAM_MODULE)
 
@@ -224,7 +231,7 @@ $(PAM_MODULE): $(PAM_SOURCES) $(PAM_HEADERS) $(LIB_FILE) Makefile
 # The unit tests compile libpinvault's sources in, to reach the parsers behind its API.
 $(PAM_BUILD)/pv-tests: pam/tests/pv_tests.c libpinvault/tests/check.h $(PAM_LIBRARY) $(PAM_HEADERS) $(LIB_SOURCES) $(LIB_HEADERS) Makefile
 	@mkdir -p $(PAM_BUILD)
-	$(PAM_CC) $(C_TEST_FLAGS) -Ilibpinvault -Ipam -o "$@" pam/tests/pv_tests.c $(PAM_LIBRARY) $(LIB_SOURCES) $(PAM_LIBS)
+	$(PAM_CC) $(C_TEST_FLAGS) -Ilibpinvault -Ipam -o "$@" pam/tests/pv_tests.c $(PAM_LIBRARY) $(LIB_SOURCES) $(PAM_TEST_LIBS)
 
 pam-test: deps $(PAM_BUILD)/pv-tests lib-test
 	$(PAM_BUILD)/pv-tests
@@ -251,7 +258,7 @@ C_ASAN_RUNTIME = $(shell $(C_CC) -print-file-name=libasan.so)
 stage-sanitized: deps
 	@[ -n "$(STAGE_DIR)" ] || { echo "make stage-sanitized: STAGE_DIR=/absolute/path"; exit 1; }
 	$(C_CC) $(C_TEST_FLAGS) -fPIC -shared -Wl,-soname,$(LIB_SONAME) -Wl,--version-script=libpinvault/libpinvault.map \
-		-o "$(STAGE_DIR)/$(LIB_SONAME)" $(LIB_SOURCES) $(SODIUM_LIBS)
+		-o "$(STAGE_DIR)/$(LIB_SONAME)" $(LIB_SOURCES) $(LIB_LIBS)
 	ln -sf $(LIB_SONAME) "$(STAGE_DIR)/libpinvault.so"
 	$(C_CC) $(C_TEST_FLAGS) -fPIC -shared -Ilibpinvault $(P11KIT_CFLAGS) -Wl,-rpath,"$(STAGE_DIR)" \
 		-o "$(STAGE_DIR)/pinvault-pkcs11.so" $(PKCS11_SOURCES) -L"$(STAGE_DIR)" -lpinvault $(PKCS11_LIBS)
@@ -267,13 +274,14 @@ PAM_FUZZ_SEEDS   := pam/tests/fuzz-seeds
 pam-fuzz: deps
 	@mkdir -p $(PAM_BUILD)/fuzz-corpus $(PAM_BUILD)/fuzz-findings
 	$(PAM_FUZZ_CC) -std=gnu11 -O1 -g -fsanitize=fuzzer,address,undefined -Ilibpinvault -Ipam -o $(PAM_BUILD)/pv-fuzz \
-		pam/tests/pv_fuzz.c $(PAM_LIBRARY) $(LIB_SOURCES) $(PAM_LIBS)
+		pam/tests/pv_fuzz.c $(PAM_LIBRARY) $(LIB_SOURCES) $(PAM_TEST_LIBS)
 	$(PAM_BUILD)/pv-fuzz -max_total_time=$(PAM_FUZZ_SECONDS) -max_len=8192 -print_final_stats=1 \
 		-artifact_prefix=$(PAM_BUILD)/fuzz-findings/ $(PAM_BUILD)/fuzz-corpus $(PAM_FUZZ_SEEDS)
 
 # pinvault-pkcs11.so (pkcs11/, docs/PKCS11.md): a PKCS#11 3.0 module over libpinvault,
-# one token per authenticate credential. The PKCS#11 types and constants come from
-# p11-kit's pkcs11.h (libp11-kit-dev) and pkcs11/pv_pkcs11_3.h (what 3.0 added).
+# one token per authenticate credential (and per P-256 ssh credential). The PKCS#11
+# types and constants come from p11-kit's pkcs11.h (libp11-kit-dev) and
+# pkcs11/pv_pkcs11.h (what 3.0 added).
 PKCS11_BUILD   := .build-pkcs11
 PKCS11_MODULE  := $(PKCS11_BUILD)/pinvault-pkcs11.so
 PKCS11_CC      ?= $(C_CC)
@@ -291,6 +299,15 @@ $(PKCS11_BENCH): pkcs11/bench/p11-sign-bench.c $(PKCS11_HEADERS) $(LIB_FILE) Mak
 	@mkdir -p $(PKCS11_BUILD)
 	$(PKCS11_CC) $(PKCS11_CFLAGS) -Ipkcs11 -Wl,-rpath,'$$ORIGIN/../$(LIB_BUILD)' -o "$@" pkcs11/bench/p11-sign-bench.c \
 		$(LIB_LINK) $(SODIUM_LIBS) -ldl
+
+# The unit tests of the module's first layer: which credentials are tokens, ECDSA's DER and r || s.
+$(PKCS11_BUILD)/keys-tests: pkcs11/tests/keys_tests.c pkcs11/pv_keys.c $(PKCS11_HEADERS) libpinvault/tests/check.h Makefile
+	@mkdir -p $(PKCS11_BUILD)
+	$(C_CC) $(C_TEST_FLAGS) -Ilibpinvault -Ipkcs11 $(P11KIT_CFLAGS) -o "$@" pkcs11/tests/keys_tests.c pkcs11/pv_keys.c $(CRYPTO_LIBS)
+
+pkcs11-test: deps $(PKCS11_BUILD)/keys-tests
+	$(PKCS11_BUILD)/keys-tests
+	scripts/check-pkcs11-layers.sh pkcs11
 
 $(PKCS11_MODULE): $(PKCS11_SOURCES) $(PKCS11_HEADERS) $(LIB_FILE) Makefile
 	@mkdir -p $(PKCS11_BUILD)

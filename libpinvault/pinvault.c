@@ -126,6 +126,7 @@ PV_EXPORT const char *pinvault_strerror(int status)
     case PINVAULT_E_TIMEOUT: return "pinvaultd did not answer in time";
     case PINVAULT_E_CLOSED: return "pinvaultd closed the connection";
     case PINVAULT_E_PROTOCOL: return "malformed reply";
+    case PINVAULT_E_SIGNATURE: return "the signature does not verify";
     case PINVAULT_E_WRONG_PIN: return "wrong PIN";
     case PINVAULT_E_LOCKED_OUT: return "too many wrong PINs: wait";
     case PINVAULT_E_CREDENTIAL_BLOCKED: return "credential blocked";
@@ -286,9 +287,14 @@ PV_EXPORT const char *pinvault_credential_label(const pinvault_credential *crede
     return credential->has_label ? credential->label : NULL;
 }
 
-PV_EXPORT const unsigned char *pinvault_credential_public_key(const pinvault_credential *credential)
+PV_EXPORT pinvault_algorithm pinvault_credential_algorithm(const pinvault_credential *credential)
 {
-    return credential->public_key;
+    return credential->algorithm;
+}
+
+PV_EXPORT const struct pinvault_public_key *pinvault_credential_public_key(const pinvault_credential *credential)
+{
+    return &credential->public_key;
 }
 
 PV_EXPORT pinvault_purpose pinvault_credential_purpose(const pinvault_credential *credential)
@@ -423,21 +429,43 @@ PV_EXPORT int pinvault_lock(pinvault_connection *connection, const char *key_id,
     return status;
 }
 
-PV_EXPORT int pinvault_sign(pinvault_connection *connection, const char *key_id, const void *challenge,
-                            size_t challenge_length, unsigned char signature[PINVAULT_SIGNATURE_BYTES])
+/*
+ * A call of a keyId and some bytes whose reply is a signature (Sign, SignDigest),
+ * its frame built in memory of its own size: a message may be 16 KiB.
+ */
+static int signature_call(pinvault_connection *connection, const char *key_id, const void *bytes, size_t length,
+                          int (*build)(struct pv_buffer *, const char *, const unsigned char *, size_t),
+                          struct pinvault_signature *signature)
 {
-    /* The base64 of the largest challenge, and the rest of the call. */
-    char frame[SMALL_CALL_BYTES];
-    struct pv_buffer request = {.data = frame, .capacity = sizeof frame};
+    if (!begin(connection) || key_id == NULL || bytes == NULL || signature == NULL || length == 0 ||
+        length > PV_MESSAGE_MAX_BYTES)
+        return PINVAULT_E_ARGUMENT;
+    size_t capacity = pv_request_bytes_call_size(length);
+    char *frame = malloc(capacity);
+    if (frame == NULL)
+        return PINVAULT_E_SYSTEM;
+    struct pv_buffer request = {.data = frame, .capacity = capacity};
+    int status = build(&request, key_id, bytes, length) == 0 ? PINVAULT_OK : PINVAULT_E_ARGUMENT;
     const unsigned char *reply;
     size_t reply_length;
-    if (!begin(connection) || key_id == NULL || challenge == NULL || signature == NULL ||
-        pv_request_sign(&request, key_id, challenge, challenge_length) != 0)
-        return PINVAULT_E_ARGUMENT;
-    int status = exchange(connection, request.data, request.length, &reply, &reply_length);
+    if (status == PINVAULT_OK)
+        status = exchange(connection, request.data, request.length, &reply, &reply_length);
+    free(frame);
     if (status != PINVAULT_OK)
         return status;
     return status_of_reply(connection, pv_reply_sign(reply, reply_length, signature, &connection->error));
+}
+
+PV_EXPORT int pinvault_sign(pinvault_connection *connection, const char *key_id, const void *message,
+                            size_t message_length, struct pinvault_signature *signature)
+{
+    return signature_call(connection, key_id, message, message_length, pv_request_sign, signature);
+}
+
+PV_EXPORT int pinvault_sign_digest(pinvault_connection *connection, const char *key_id, const void *digest,
+                                   size_t digest_length, struct pinvault_signature *signature)
+{
+    return signature_call(connection, key_id, digest, digest_length, pv_request_sign_digest, signature);
 }
 
 PV_EXPORT void *pinvault_secret_alloc(size_t size)

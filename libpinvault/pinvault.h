@@ -1,11 +1,12 @@
 /*
  * libpinvault: the C client of pinvaultd (docs/LIBPINVAULT.md, pinvault.h(3)).
  *
- * pinvaultd keeps PIN-protected Ed25519 keys and serves them over the Varlink
- * interface io.pinvault.Vault on a Unix socket. This library speaks that
- * interface for C programs, PAM modules and PKCS#11 modules: programs that other
- * programs load, which must not bring a language runtime into their host. It
- * links only libc and libsodium, keeps no global state, and raises no signal.
+ * pinvaultd keeps PIN-protected keys (Ed25519 or ECDSA P-256) and serves them
+ * over the Varlink interface io.pinvault.Vault on a Unix socket. This library
+ * speaks that interface for C programs, PAM modules and PKCS#11 modules: programs
+ * that other programs load, which must not bring a language runtime into their
+ * host. It links only libc, libsodium and libcrypto (P-256 verification), keeps
+ * no global state, and raises no signal.
  *
  * A connection (pinvault_connection) is one socket to the daemon. Every call on
  * it sends one request and waits for its reply, at most the connection's timeout;
@@ -44,12 +45,29 @@ extern "C" {
 
 /* Sizes of the interface (ProtocolLimits in the daemon). */
 #define PINVAULT_KEY_ID_LENGTH 32        /* lowercase hex digits; buffers hold one more for the NUL */
-#define PINVAULT_PUBLIC_KEY_BYTES 32     /* a raw Ed25519 public key */
-#define PINVAULT_SIGNATURE_BYTES 64      /* a detached Ed25519 signature */
 #define PINVAULT_USER_MAX_BYTES 256
 #define PINVAULT_LABEL_MAX_BYTES 256
 #define PINVAULT_PIN_MAX_BYTES 1024
-#define PINVAULT_CHALLENGE_MAX_BYTES 1024 /* Authenticate's and Sign's challenge: 1 to this many bytes */
+#define PINVAULT_CHALLENGE_MAX_BYTES 1024 /* Authenticate's challenge: 1 to this many bytes */
+#define PINVAULT_MESSAGE_MAX_BYTES 16384  /* Sign's challenge: 1 to this many bytes (a certificate with many names) */
+#define PINVAULT_DIGEST_MAX_BYTES 64      /* SignDigest's digest: the key's algorithm says how long (P-256: 32) */
+
+/*
+ * A public key or a signature is bytes and a length (struct pinvault_public_key,
+ * struct pinvault_signature), the length set by the key's algorithm:
+ *
+ *   algorithm  public key                          signature
+ *   ed25519    32 bytes, raw (RFC 8032)            64 bytes (R || S)
+ *   p256       65 bytes, SEC1 uncompressed point   DER ECDSA-Sig-Value, 8 to 72 bytes
+ *
+ * The maxima are the ABI's, fixed for libpinvault.so.0: 2048 and 4096 bytes hold
+ * every elliptic-curve algorithm (P-521: 133 and 139 bytes; Ed448: 57 and 114) many
+ * times over, and also ML-DSA-44 and ML-DSA-65 (public keys of 1312 and 1952 bytes,
+ * signatures of 2420 and 3309), the post-quantum signatures whose keys come from a
+ * 32-byte seed as PinVault's do: a later algorithm of that kind needs no new soname.
+ */
+#define PINVAULT_PUBLIC_KEY_MAX_BYTES 2048
+#define PINVAULT_SIGNATURE_MAX_BYTES 4096
 
 /* owner_uid for the caller's own credentials (only an admin may name another uid). */
 #define PINVAULT_OWNER_SELF ((int64_t)-1)
@@ -63,6 +81,7 @@ typedef enum pinvault_status {
     PINVAULT_E_TIMEOUT,      /* no answer within the connection's timeout */
     PINVAULT_E_CLOSED,       /* the daemon closed the connection */
     PINVAULT_E_PROTOCOL,     /* an answer that is not the daemon's: malformed, too long, or of another peer */
+    PINVAULT_E_SIGNATURE,    /* pinvault_verify: the signature does not verify with that key */
 
     /* The daemon's errors: io.pinvault.Vault.<Name> unless said. */
     PINVAULT_E_WRONG_PIN = 100,        /* WrongPin: value = remainingAttempts; the attempt was counted */
@@ -94,6 +113,13 @@ typedef enum pinvault_purpose {
     PINVAULT_PURPOSE_OTHER,  /* a purpose this library does not know */
 } pinvault_purpose;
 
+/* A key's algorithm (Credential.algorithm): chosen at Register, never changed. */
+typedef enum pinvault_algorithm {
+    PINVAULT_ALGORITHM_ED25519, /* also every credential listed by a daemon that names no algorithm */
+    PINVAULT_ALGORITHM_P256,    /* ECDSA over NIST P-256 (prime256v1) with SHA-256 */
+    PINVAULT_ALGORITHM_OTHER,   /* an algorithm this library does not know: its key is 1 to the maximum bytes */
+} pinvault_algorithm;
+
 typedef enum pinvault_state {
     PINVAULT_STATE_ACTIVE,
     PINVAULT_STATE_THROTTLED, /* wrong PINs: no PIN is checked before pinvault_credential_locked_until */
@@ -118,11 +144,21 @@ struct pinvault_policy {
     int wipe_on_max_attempts;
 };
 
+struct pinvault_public_key {
+    size_t length; /* 1 to PINVAULT_PUBLIC_KEY_MAX_BYTES */
+    unsigned char bytes[PINVAULT_PUBLIC_KEY_MAX_BYTES];
+};
+
+struct pinvault_signature {
+    size_t length; /* 1 to PINVAULT_SIGNATURE_MAX_BYTES */
+    unsigned char bytes[PINVAULT_SIGNATURE_MAX_BYTES];
+};
+
 /* Authenticate's answer: the signature over exactly the challenge, and who made it. */
 struct pinvault_proof {
     char key_id[PINVAULT_KEY_ID_LENGTH + 1];
-    unsigned char public_key[PINVAULT_PUBLIC_KEY_BYTES];
-    unsigned char signature[PINVAULT_SIGNATURE_BYTES];
+    struct pinvault_public_key public_key;
+    struct pinvault_signature signature;
     int pin_policy_outdated;
     int64_t failed_attempts_cleared; /* wrong PINs tried since the last success, which this one cleared */
 };
@@ -194,8 +230,9 @@ const char *pinvault_credential_user(const pinvault_credential *credential);
 const char *pinvault_credential_key_id(const pinvault_credential *credential);
 /* NULL when it has none. */
 const char *pinvault_credential_label(const pinvault_credential *credential);
-/* PINVAULT_PUBLIC_KEY_BYTES bytes. */
-const unsigned char *pinvault_credential_public_key(const pinvault_credential *credential);
+/* The key's algorithm, and its public key as the table above says. */
+pinvault_algorithm pinvault_credential_algorithm(const pinvault_credential *credential);
+const struct pinvault_public_key *pinvault_credential_public_key(const pinvault_credential *credential);
 pinvault_purpose pinvault_credential_purpose(const pinvault_credential *credential);
 pinvault_state pinvault_credential_state(const pinvault_credential *credential);
 /* Consecutive wrong PINs since the last success, and how many more before the block or wipe. */
@@ -209,7 +246,7 @@ int64_t pinvault_credential_unlocked_until(const pinvault_credential *credential
  * Authenticate: checks the PIN (`pin_length` bytes of UTF-8, counted by the daemon when
  * wrong) and signs exactly the challenge (1 to PINVAULT_CHALLENGE_MAX_BYTES).
  * `key_id` may be NULL when the user holds one credential Authenticate may use.
- * The caller should verify proof->signature with a public key it trusts.
+ * The caller should verify proof->signature with a public key it trusts (pinvault_verify).
  */
 int pinvault_authenticate(pinvault_connection *connection, const char *user, const char *key_id, const void *pin,
                           size_t pin_length, const void *challenge, size_t challenge_length, int64_t owner_uid,
@@ -227,9 +264,34 @@ int pinvault_unlock(pinvault_connection *connection, const char *user, const cha
 /* Lock: ends the caller's session on `key_id` (NULL: all); `*locked` (may be NULL) how many ended. */
 int pinvault_lock(pinvault_connection *connection, const char *key_id, size_t *locked);
 
-/* Sign: an unlocked key signs exactly the challenge (1 to PINVAULT_CHALLENGE_MAX_BYTES). No PIN. */
-int pinvault_sign(pinvault_connection *connection, const char *key_id, const void *challenge, size_t challenge_length,
-                  unsigned char signature[PINVAULT_SIGNATURE_BYTES]);
+/*
+ * Sign: an unlocked key signs exactly the message (1 to PINVAULT_MESSAGE_MAX_BYTES;
+ * a P-256 key hashes it with SHA-256 first). No PIN. The daemon refuses data shaped
+ * as SSH data, whatever the key (InvalidParameter(challenge)).
+ */
+int pinvault_sign(pinvault_connection *connection, const char *key_id, const void *message, size_t message_length,
+                  struct pinvault_signature *signature);
+
+/*
+ * SignDigest: an unlocked P-256 key of purpose `ssh` signs a digest the caller made
+ * (SHA-256: 32 bytes), as a PKCS#11 CKM_ECDSA does. No PIN. A digest cannot be
+ * shape-checked, so the daemon serves only ssh keys here (else WrongPurpose), whose
+ * signatures only sshd and git trust.
+ */
+int pinvault_sign_digest(pinvault_connection *connection, const char *key_id, const void *digest,
+                         size_t digest_length, struct pinvault_signature *signature);
+
+/*
+ * Whether `signature` is `algorithm`'s signature over `message` (pinvault_verify)
+ * or over a SHA-256 `digest` of 32 bytes (pinvault_verify_digest, P-256 only) with
+ * `public_key`, in the wire's encodings (the table above): PINVAULT_OK, or
+ * PINVAULT_E_SIGNATURE; PINVAULT_E_ARGUMENT for a key of the wrong size or an
+ * algorithm this library cannot verify. No connection: pure computation.
+ */
+int pinvault_verify(pinvault_algorithm algorithm, const struct pinvault_public_key *public_key, const void *message,
+                    size_t message_length, const struct pinvault_signature *signature);
+int pinvault_verify_digest(pinvault_algorithm algorithm, const struct pinvault_public_key *public_key,
+                           const void *digest, size_t digest_length, const struct pinvault_signature *signature);
 
 /*
  * Locked memory for a PIN (sodium_malloc: guarded pages kept out of swap and core

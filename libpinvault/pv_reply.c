@@ -8,8 +8,8 @@
 
 /* Longest key this module knows ("unregistrationExpiresAt"), with room to spare. */
 #define KEY_CAPACITY 32
-/* base64 of 64 bytes is 88 characters; nothing we decode is longer. */
-#define BASE64_CAPACITY 96
+/* The longest base64 we decode: a signature of the largest size (a public key is shorter). */
+#define BASE64_CAPACITY sodium_base64_ENCODED_LEN(PINVAULT_SIGNATURE_MAX_BYTES, sodium_base64_VARIANT_ORIGINAL)
 #define UID_MAX 4294967294LL /* (uid_t)-1 is not a uid */
 
 static int key_is(const char *key, const char *name)
@@ -26,17 +26,30 @@ static int once(unsigned *seen, unsigned bit)
     return 0;
 }
 
-/* A standard base64 string (with padding) that decodes to exactly `size` bytes. */
-static int read_base64(struct pv_json *json, unsigned char *out, size_t size)
+/* A standard base64 string (with padding) that decodes to 1 to `capacity` bytes, `*size` of them. */
+static int read_base64(struct pv_json *json, unsigned char *out, size_t capacity, size_t *size)
 {
     char text[BASE64_CAPACITY];
     size_t length, decoded;
     const char *end;
     if (pv_json_string(json, text, sizeof text, &length) != 0)
         return -1;
-    if (sodium_base642bin(out, size, text, length, NULL, &decoded, &end, sodium_base64_VARIANT_ORIGINAL) != 0)
+    if (sodium_base642bin(out, capacity, text, length, NULL, &decoded, &end, sodium_base64_VARIANT_ORIGINAL) != 0)
         return -1;
-    return end == text + length && decoded == size ? 0 : -1;
+    if (end != text + length || decoded == 0)
+        return -1;
+    *size = decoded;
+    return 0;
+}
+
+static int read_public_key(struct pv_json *json, struct pinvault_public_key *key)
+{
+    return read_base64(json, key->bytes, sizeof key->bytes, &key->length);
+}
+
+static int read_signature(struct pv_json *json, struct pinvault_signature *signature)
+{
+    return read_base64(json, signature->bytes, sizeof signature->bytes, &signature->length);
 }
 
 static int read_key_id(struct pv_json *json, char out[PV_KEY_ID_HEX + 1])
@@ -50,11 +63,12 @@ static int read_key_id(struct pv_json *json, char out[PV_KEY_ID_HEX + 1])
     return 0;
 }
 
-bool pv_key_id_matches(const char *key_id, const unsigned char public_key[PV_PUBLIC_KEY_BYTES])
+bool pv_key_id_matches(const char *key_id, const struct pinvault_public_key *public_key)
 {
     unsigned char hash[32];
     char hex[2 * sizeof hash + 1];
-    if (crypto_generichash(hash, sizeof hash, public_key, PV_PUBLIC_KEY_BYTES, NULL, 0) != 0)
+    if (public_key->length == 0 || public_key->length > sizeof public_key->bytes ||
+        crypto_generichash(hash, sizeof hash, public_key->bytes, public_key->length, NULL, 0) != 0)
         return false;
     if (sodium_bin2hex(hex, sizeof hex, hash, sizeof hash) == NULL)
         return false;
@@ -268,45 +282,60 @@ static enum pv_reply_status open_reply(const unsigned char *frame, size_t length
 enum {
     SEEN_USER = 1 << 0, SEEN_KEY_ID = 1 << 1, SEEN_LABEL = 1 << 2, SEEN_PUBLIC_KEY = 1 << 3,
     SEEN_OWNER = 1 << 4, SEEN_STATE = 1 << 5, SEEN_LOCKED_UNTIL = 1 << 6, SEEN_PURPOSE = 1 << 7,
-    SEEN_FAILED = 1 << 8, SEEN_REMAINING = 1 << 9, SEEN_UNLOCKED_UNTIL = 1 << 10,
+    SEEN_FAILED = 1 << 8, SEEN_REMAINING = 1 << 9, SEEN_UNLOCKED_UNTIL = 1 << 10, SEEN_ALGORITHM = 1 << 11,
 };
 
-static const struct {
+/* A name of the interface's enumerations and the value this library gives it. */
+struct named {
     const char *name;
-    pinvault_purpose purpose;
-} purposes[] = {
+    int value;
+};
+
+static const struct named algorithms[] = {
+    {"ed25519", PINVAULT_ALGORITHM_ED25519},
+    {"p256", PINVAULT_ALGORITHM_P256},
+};
+
+static const struct named purposes[] = {
     {"authenticate", PINVAULT_PURPOSE_AUTHENTICATE},
     {"ssh", PINVAULT_PURPOSE_SSH},
     {"login", PINVAULT_PURPOSE_LOGIN},
     {"legacy", PINVAULT_PURPOSE_LEGACY},
 };
 
-/* A purpose's name as the interface spells it; one it does not know is PINVAULT_PURPOSE_OTHER. */
-static pinvault_purpose purpose_named(const char *name)
-{
-    for (size_t i = 0; i < sizeof purposes / sizeof purposes[0]; i++)
-        if (key_is(name, purposes[i].name))
-            return purposes[i].purpose;
-    return PINVAULT_PURPOSE_OTHER;
-}
-
-static const struct {
-    const char *name;
-    pinvault_state state;
-} states[] = {
+static const struct named states[] = {
     {"active", PINVAULT_STATE_ACTIVE},
     {"throttled", PINVAULT_STATE_THROTTLED},
     {"blocked", PINVAULT_STATE_BLOCKED},
     {"pendingUnregistration", PINVAULT_STATE_PENDING_UNREGISTRATION},
 };
 
-/* A state this reader does not know is PINVAULT_STATE_OTHER: the daemon decides. */
-static pinvault_state state_named(const char *name)
+/*
+ * The value of `name` in `table`, or `unknown` (the OTHER of its enumeration): a
+ * daemon of a later release may name an algorithm, purpose or state this one does
+ * not know, and the caller decides what to do with it.
+ */
+static int value_named(const struct named *table, size_t count, const char *name, int unknown)
 {
-    for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
-        if (key_is(name, states[i].name))
-            return states[i].state;
-    return PINVAULT_STATE_OTHER;
+    for (size_t i = 0; i < count; i++)
+        if (key_is(name, table[i].name))
+            return table[i].value;
+    return unknown;
+}
+
+#define NAMED(table, name, unknown) value_named(table, sizeof table / sizeof table[0], name, unknown)
+
+bool pv_public_key_fits(pinvault_algorithm algorithm, const struct pinvault_public_key *public_key)
+{
+    switch (algorithm) {
+    case PINVAULT_ALGORITHM_ED25519:
+        return public_key->length == 32;
+    case PINVAULT_ALGORITHM_P256:
+        return public_key->length == 65 && public_key->bytes[0] == 0x04;
+    case PINVAULT_ALGORITHM_OTHER:
+        break;
+    }
+    return public_key->length >= 1 && public_key->length <= sizeof public_key->bytes;
 }
 
 /* A time that may be null: -1 for null, else Unix seconds. */
@@ -334,6 +363,7 @@ static int read_credential(struct pv_json *json, const char *user, uid_t owner, 
     credential->locked_until = -1;
     credential->unlocked_until = -1;
     credential->purpose = PINVAULT_PURPOSE_LEGACY;
+    credential->algorithm = PINVAULT_ALGORITHM_ED25519;
     if (pv_json_enter(json, '{') != 0)
         return -1;
     for (;;) {
@@ -357,16 +387,20 @@ static int read_credential(struct pv_json *json, const char *user, uid_t owner, 
         } else if (key_is(key, "purpose")) {
             failed = once(&seen, SEEN_PURPOSE) || pv_json_string(json, text, sizeof text, &length);
             if (!failed)
-                credential->purpose = purpose_named(text);
+                credential->purpose = (pinvault_purpose)NAMED(purposes, text, PINVAULT_PURPOSE_OTHER);
+        } else if (key_is(key, "algorithm")) {
+            failed = once(&seen, SEEN_ALGORITHM) || pv_json_string(json, text, sizeof text, &length);
+            if (!failed)
+                credential->algorithm = (pinvault_algorithm)NAMED(algorithms, text, PINVAULT_ALGORITHM_OTHER);
         } else if (key_is(key, "publicKey")) {
-            failed = once(&seen, SEEN_PUBLIC_KEY) || read_base64(json, credential->public_key, PV_PUBLIC_KEY_BYTES);
+            failed = once(&seen, SEEN_PUBLIC_KEY) || read_public_key(json, &credential->public_key);
         } else if (key_is(key, "ownerUid")) {
             int64_t uid;
             failed = once(&seen, SEEN_OWNER) || pv_json_int(json, 0, UID_MAX, &uid) || (uid_t)uid != owner;
         } else if (key_is(key, "state")) {
             failed = once(&seen, SEEN_STATE) || pv_json_string(json, text, sizeof text, &length);
             if (!failed)
-                credential->state = state_named(text);
+                credential->state = (pinvault_state)NAMED(states, text, PINVAULT_STATE_OTHER);
         } else if (key_is(key, "failedAttempts")) {
             failed = once(&seen, SEEN_FAILED) || pv_json_int(json, 0, INT32_MAX, &credential->failed_attempts);
         } else if (key_is(key, "remainingAttempts")) {
@@ -384,7 +418,9 @@ static int read_credential(struct pv_json *json, const char *user, uid_t owner, 
     unsigned required = SEEN_USER | SEEN_KEY_ID | SEEN_PUBLIC_KEY | SEEN_OWNER | SEEN_STATE;
     if ((seen & required) != required)
         return -1;
-    return pv_key_id_matches(credential->key_id, credential->public_key) ? 0 : -1;
+    if (!pv_public_key_fits(credential->algorithm, &credential->public_key))
+        return -1;
+    return pv_key_id_matches(credential->key_id, &credential->public_key) ? 0 : -1;
 }
 
 enum pv_reply_status pv_reply_list(const unsigned char *frame, size_t length, const char *user, uid_t owner,
@@ -458,9 +494,9 @@ enum pv_reply_status pv_reply_authenticate(const unsigned char *frame, size_t le
         if (key_is(key, "keyId"))
             failed = once(&seen, 1) || read_key_id(json, proof->key_id);
         else if (key_is(key, "publicKey"))
-            failed = once(&seen, 2) || read_base64(json, proof->public_key, PV_PUBLIC_KEY_BYTES);
+            failed = once(&seen, 2) || read_public_key(json, &proof->public_key);
         else if (key_is(key, "signature"))
-            failed = once(&seen, 4) || read_base64(json, proof->signature, PV_SIGNATURE_BYTES);
+            failed = once(&seen, 4) || read_signature(json, &proof->signature);
         else if (key_is(key, "pinPolicyOutdated"))
             failed = once(&seen, 8) || read_flag(json, &proof->pin_policy_outdated);
         else if (key_is(key, "failedAttemptsCleared"))
@@ -470,7 +506,8 @@ enum pv_reply_status pv_reply_authenticate(const unsigned char *frame, size_t le
         if (failed)
             return PV_REPLY_MALFORMED;
     }
-    return (seen & 7) == 7 ? PV_REPLY_OK : PV_REPLY_MALFORMED;
+    /* The key that signed is the one named: whatever its algorithm, its keyId is its hash. */
+    return (seen & 7) == 7 && pv_key_id_matches(proof->key_id, &proof->public_key) ? PV_REPLY_OK : PV_REPLY_MALFORMED;
 }
 
 enum pv_reply_status pv_reply_unlock(const unsigned char *frame, size_t length,
@@ -546,9 +583,10 @@ enum pv_reply_status pv_reply_lock(const unsigned char *frame, size_t length, si
 }
 
 enum pv_reply_status pv_reply_sign(const unsigned char *frame, size_t length,
-                                   unsigned char signature[PV_SIGNATURE_BYTES], struct pv_error *error)
+                                   struct pinvault_signature *signature, struct pv_error *error)
 {
     struct envelope envelope;
+    memset(signature, 0, sizeof *signature);
     enum pv_reply_status status = open_reply(frame, length, &envelope, error);
     if (status != PV_REPLY_OK)
         return status;
@@ -563,7 +601,7 @@ enum pv_reply_status pv_reply_sign(const unsigned char *frame, size_t length,
             break;
         int failed;
         if (key_is(key, "signature")) {
-            failed = found || read_base64(json, signature, PV_SIGNATURE_BYTES);
+            failed = found || read_signature(json, signature);
             found = true;
         } else {
             failed = pv_json_skip(json);

@@ -18,8 +18,6 @@
 #include "pinvault.h"
 
 #define PV_KEY_ID_HEX PINVAULT_KEY_ID_LENGTH
-#define PV_PUBLIC_KEY_BYTES PINVAULT_PUBLIC_KEY_BYTES
-#define PV_SIGNATURE_BYTES PINVAULT_SIGNATURE_BYTES
 #define PV_USER_MAX_BYTES PINVAULT_USER_MAX_BYTES   /* ProtocolLimits.userBytes */
 #define PV_LABEL_MAX_BYTES PINVAULT_LABEL_MAX_BYTES
 #define PV_ERROR_NAME_MAX 128
@@ -47,7 +45,10 @@ struct pv_error {
 struct pinvault_credential {
     char user[PV_USER_MAX_BYTES + 1];
     char key_id[PV_KEY_ID_HEX + 1];
-    unsigned char public_key[PV_PUBLIC_KEY_BYTES];
+    /* PINVAULT_ALGORITHM_ED25519 when the reply has no "algorithm" (a daemon before the fourth release). */
+    pinvault_algorithm algorithm;
+    /* Of the size its algorithm has (pv_public_key_fits). */
+    struct pinvault_public_key public_key;
     /* The label, when it is not null (no NUL inside: the reader refuses "\u0000"). */
     bool has_label;
     char label[PV_LABEL_MAX_BYTES + 1];
@@ -86,8 +87,9 @@ enum pv_reply_status pv_reply_unlock(const unsigned char *frame, size_t length,
 /* Lock's reply: how many keyIds it lists. */
 enum pv_reply_status pv_reply_lock(const unsigned char *frame, size_t length, size_t *locked, struct pv_error *error);
 
+/* Sign's and SignDigest's reply: a signature of 1 to PINVAULT_SIGNATURE_MAX_BYTES. */
 enum pv_reply_status pv_reply_sign(const unsigned char *frame, size_t length,
-                                   unsigned char signature[PV_SIGNATURE_BYTES], struct pv_error *error);
+                                   struct pinvault_signature *signature, struct pv_error *error);
 
 enum pv_reply_status pv_reply_policy(const unsigned char *frame, size_t length,
                                      struct pinvault_policy *policy, struct pv_error *error);
@@ -95,7 +97,14 @@ enum pv_reply_status pv_reply_policy(const unsigned char *frame, size_t length,
 /* Unix seconds of an RFC 3339 time in pinvaultd's one form, YYYY-MM-DDTHH:MM:SSZ. */
 int pv_parse_time(const char *text, int64_t *seconds);
 
-/* Whether `key_id` is the lowercase hex of the first 16 bytes of BLAKE2b-256(public_key). */
-bool pv_key_id_matches(const char *key_id, const unsigned char public_key[PV_PUBLIC_KEY_BYTES]);
+/* Whether `key_id` is the lowercase hex of the first 16 bytes of BLAKE2b-256(public key, as on the wire). */
+bool pv_key_id_matches(const char *key_id, const struct pinvault_public_key *public_key);
+
+/*
+ * Whether `public_key` has the form of `algorithm`'s (pinvault.h's table): Ed25519
+ * 32 bytes, P-256 an uncompressed point (65 bytes, 0x04 first), an unknown
+ * algorithm's anything from 1 byte to the maximum.
+ */
+bool pv_public_key_fits(pinvault_algorithm algorithm, const struct pinvault_public_key *public_key);
 
 #endif

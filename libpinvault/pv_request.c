@@ -83,16 +83,20 @@ static void append_text_field(struct pv_buffer *buffer, const char *name, const 
     append_string_field(buffer, name, (const unsigned char *)text, strlen(text));
 }
 
-/* ,"name":"base64" */
+/* ,"name":"base64", encoded straight into the buffer (base64 needs no escaping). */
 static void append_base64_field(struct pv_buffer *buffer, const char *name, const unsigned char *bytes, size_t count)
 {
-    char encoded[sodium_base64_ENCODED_LEN(PV_CHALLENGE_MAX_BYTES, sodium_base64_VARIANT_ORIGINAL)];
-    if (count > PV_CHALLENGE_MAX_BYTES ||
-        sodium_bin2base64(encoded, sizeof encoded, bytes, count, sodium_base64_VARIANT_ORIGINAL) == NULL) {
+    append_text(buffer, ",\"");
+    append_text(buffer, name);
+    append_text(buffer, "\":\"");
+    size_t encoded = sodium_base64_ENCODED_LEN(count, sodium_base64_VARIANT_ORIGINAL); /* its NUL included */
+    if (buffer->overflow || encoded > buffer->capacity - buffer->length ||
+        sodium_bin2base64(buffer->data + buffer->length, encoded, bytes, count, sodium_base64_VARIANT_ORIGINAL) == NULL) {
         buffer->overflow = true;
         return;
     }
-    append_text_field(buffer, name, encoded);
+    buffer->length += encoded - 1;
+    append_text(buffer, "\"");
 }
 
 /* The call's opening, up to its parameters' "{" and a first member, so that every field starts with ','. */
@@ -195,15 +199,38 @@ int pv_request_lock(struct pv_buffer *buffer, const char *key_id)
     return close_call(buffer);
 }
 
-int pv_request_sign(struct pv_buffer *buffer, const char *key_id, const unsigned char *challenge,
-                    size_t challenge_length)
+/* Everything of a Sign or SignDigest call but the base64 of its bytes. */
+#define BYTES_CALL_FRAME_BYTES 128
+
+size_t pv_request_bytes_call_size(size_t length)
 {
-    if (!pv_key_id_valid(key_id) || challenge_length == 0 || challenge_length > PV_CHALLENGE_MAX_BYTES)
-        return -1;
-    open_call(buffer, "Sign");
+    return BYTES_CALL_FRAME_BYTES + sodium_base64_ENCODED_LEN(length, sodium_base64_VARIANT_ORIGINAL);
+}
+
+/* A call of a keyId and some bytes: Sign's challenge, SignDigest's digest. */
+static int bytes_call(struct pv_buffer *buffer, const char *method, const char *key_id, const char *name,
+                      const unsigned char *bytes, size_t length)
+{
+    open_call(buffer, method);
     append_text(buffer, "\"keyId\":\"");
     append_text(buffer, key_id);
     append_text(buffer, "\"");
-    append_base64_field(buffer, "challenge", challenge, challenge_length);
+    append_base64_field(buffer, name, bytes, length);
     return close_call(buffer);
+}
+
+int pv_request_sign(struct pv_buffer *buffer, const char *key_id, const unsigned char *message,
+                    size_t message_length)
+{
+    if (!pv_key_id_valid(key_id) || message_length == 0 || message_length > PV_MESSAGE_MAX_BYTES)
+        return -1;
+    return bytes_call(buffer, "Sign", key_id, "challenge", message, message_length);
+}
+
+int pv_request_sign_digest(struct pv_buffer *buffer, const char *key_id, const unsigned char *digest,
+                           size_t digest_length)
+{
+    if (!pv_key_id_valid(key_id) || digest_length == 0 || digest_length > PV_DIGEST_MAX_BYTES)
+        return -1;
+    return bytes_call(buffer, "SignDigest", key_id, "digest", digest, digest_length);
 }

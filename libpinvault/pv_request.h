@@ -11,8 +11,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PV_CHALLENGE_MAX_BYTES 1024 /* Authenticate's and Sign's limit (ProtocolLimits.challengeBytes) */
-#define PV_PIN_MAX_BYTES 1024       /* ProtocolLimits.pinBytes */
+#include "pinvault.h"
+
+#define PV_CHALLENGE_MAX_BYTES PINVAULT_CHALLENGE_MAX_BYTES /* Authenticate's (ProtocolLimits.challengeBytes) */
+#define PV_MESSAGE_MAX_BYTES PINVAULT_MESSAGE_MAX_BYTES     /* Sign's (ProtocolLimits.signMessageBytes) */
+#define PV_DIGEST_MAX_BYTES PINVAULT_DIGEST_MAX_BYTES       /* SignDigest's, at most */
+#define PV_PIN_MAX_BYTES PINVAULT_PIN_MAX_BYTES             /* ProtocolLimits.pinBytes */
 
 /* A bounded output; `overflow` is set, and nothing more written, once it is full. */
 struct pv_buffer {
@@ -58,8 +62,17 @@ int pv_request_unlock(struct pv_buffer *buffer, const char *user, const char *ke
 /* Lock (`key_id` NULL: all). */
 int pv_request_lock(struct pv_buffer *buffer, const char *key_id);
 
-/* Sign. */
-int pv_request_sign(struct pv_buffer *buffer, const char *key_id, const unsigned char *challenge,
-                    size_t challenge_length);
+/*
+ * Capacity a call of a keyId and `length` bytes (Sign, SignDigest) needs, NUL included.
+ */
+size_t pv_request_bytes_call_size(size_t length);
+
+/* Sign: a message of 1 to PV_MESSAGE_MAX_BYTES. */
+int pv_request_sign(struct pv_buffer *buffer, const char *key_id, const unsigned char *message,
+                    size_t message_length);
+
+/* SignDigest: a digest of 1 to PV_DIGEST_MAX_BYTES (the daemon judges its size for the key). */
+int pv_request_sign_digest(struct pv_buffer *buffer, const char *key_id, const unsigned char *digest,
+                           size_t digest_length);
 
 #endif

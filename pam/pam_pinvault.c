@@ -386,9 +386,11 @@ static int authenticate(struct sign_in *s, const unsigned char *pin, size_t pin_
         *wrong_pin = status == PINVAULT_E_WRONG_PIN;
         return answer_call(s, "Authenticate", status);
     }
-    if (strcmp(proof.key_id, s->credential.key_id) != 0 ||
-        memcmp(proof.public_key, s->credential.public_key, PINVAULT_PUBLIC_KEY_BYTES) != 0 ||
-        crypto_sign_verify_detached(proof.signature, challenge, challenge_length, s->credential.public_key) != 0) {
+    /* The listed key, by its algorithm (Ed25519 or P-256), over exactly this challenge. */
+    if (strcmp(proof.key_id, s->credential.key_id) != 0 || proof.public_key.length != s->credential.public_key.length ||
+        memcmp(proof.public_key.bytes, s->credential.public_key.bytes, proof.public_key.length) != 0 ||
+        pinvault_verify(s->credential.algorithm, &s->credential.public_key, challenge, challenge_length,
+                        &proof.signature) != PINVAULT_OK) {
         pam_syslog(s->pamh, LOG_ERR, "pinvaultd's signature for %s does not verify with the listed key %s",
                    s->user, s->credential.key_id);
         return PAM_AUTH_ERR;

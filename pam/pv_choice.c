@@ -21,7 +21,8 @@ static void count(unsigned *fitting, struct pv_login_credential *first, const pi
     if ((*fitting)++ > 0)
         return;
     memcpy(first->key_id, pinvault_credential_key_id(credential), sizeof first->key_id);
-    memcpy(first->public_key, pinvault_credential_public_key(credential), sizeof first->public_key);
+    first->algorithm = pinvault_credential_algorithm(credential);
+    first->public_key = *pinvault_credential_public_key(credential);
     first->state = pinvault_credential_state(credential);
     first->locked_until = pinvault_credential_locked_until(credential);
 }
@@ -29,6 +30,8 @@ static void count(unsigned *fitting, struct pv_login_credential *first, const pi
 void pv_choice_consider(void *context, const pinvault_credential *credential)
 {
     struct pv_choice *choice = context;
+    if (pinvault_credential_algorithm(credential) == PINVAULT_ALGORITHM_OTHER)
+        return;
     switch (pinvault_credential_purpose(credential)) {
     case PINVAULT_PURPOSE_LOGIN:
         if (choice->label == NULL || labelled(credential, choice->label))

@@ -8,7 +8,9 @@
  *    purposes, or listed by a daemon that names none) labelled `label`, or
  *    "login" when no label is named: the credentials that worked before;
  *  - never one made for authenticate or ssh, nor of a purpose this module does
- *    not know: their PINs guard other doors.
+ *    not know: their PINs guard other doors;
+ *  - never one of an algorithm libpinvault cannot verify (a later release's):
+ *    its PIN would be spent on a signature the module could not check.
  */
 #ifndef PV_CHOICE_H
 #define PV_CHOICE_H
@@ -24,7 +26,8 @@
 /* What the module keeps of a listed credential (pinvault_credential lives only for the visit). */
 struct pv_login_credential {
     char key_id[PINVAULT_KEY_ID_LENGTH + 1];
-    unsigned char public_key[PINVAULT_PUBLIC_KEY_BYTES];
+    pinvault_algorithm algorithm;
+    struct pinvault_public_key public_key;
     pinvault_state state;
     /* While throttled: Unix seconds of lockedUntil, or -1 when absent. */
     int64_t locked_until;

@@ -1,36 +1,21 @@
 /*
- * The two objects of each token (pv_module.h): the credential's Ed25519 public
- * key and its private key (CKK_EC_EDWARDS), with one CKA_ID, the 16 bytes whose
- * hex is the keyId. Nothing about them can be changed through PKCS#11, and the
- * private key's value never leaves pinvaultd: it is only a handle for C_Sign.
+ * The entry points of objects (layer 5): the two objects of each token, the
+ * credential's public key and its private key, of the token's kind (pv_keys.h:
+ * CKK_EC_EDWARDS for Ed25519, CKK_EC for P-256), with one CKA_ID, the 16 bytes
+ * whose hex is the keyId. Nothing about them can be changed through PKCS#11, and
+ * the private key's value never leaves pinvaultd: it is only a handle for C_Sign.
  *
- * CKA_EC_PARAMS is the DER of the curve's OID, id-Ed25519 1.3.101.112 (RFC 8410),
- * as SoftHSM2 writes it and OpenSSH, OpenSC and pkcs11-provider read it; CKA_EC_POINT
- * the public key as a DER OCTET STRING (PKCS#11 3.0 §2.3.5); CKA_PUBLIC_KEY_INFO
- * its SubjectPublicKeyInfo. The private key is visible only while logged in.
+ * CKA_EC_PARAMS is the DER of the curve's OID (id-Ed25519 1.3.101.112, RFC 8410;
+ * prime256v1 1.2.840.10045.3.1.7, RFC 5480), as SoftHSM2 writes them and OpenSSH,
+ * OpenSC and pkcs11-provider read them; CKA_EC_POINT the public key (32 bytes, or
+ * the 65-byte SEC1 uncompressed point) as a DER OCTET STRING (PKCS#11 3.0 §2.3.3,
+ * §2.3.5); CKA_PUBLIC_KEY_INFO its SubjectPublicKeyInfo. The private key is
+ * visible only while logged in.
  */
 #include <string.h>
 
-#include "pv_module.h"
-
-static const unsigned char ed25519_params[] = {0x06, 0x03, 0x2b, 0x65, 0x70};
-/* SubjectPublicKeyInfo of an Ed25519 key, up to the 32 key bytes (RFC 8410 §4). */
-static const unsigned char spki_prefix[] = {0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00};
-
-CK_OBJECT_HANDLE pv_object_handle(CK_SLOT_ID slot, int kind)
-{
-    return (CK_OBJECT_HANDLE)(slot * 2 + (CK_SLOT_ID)kind);
-}
-
-int pv_object_kind(const struct pv_session *session, CK_OBJECT_HANDLE handle)
-{
-    if (handle == CK_INVALID_HANDLE || (handle - 1) / 2 != session->slot)
-        return 0;
-    int kind = (int)((handle - 1) % 2) + 1;
-    if (kind == PV_OBJECT_PRIVATE && !pv.slots[session->slot].logged_in)
-        return 0; /* a private object is not there in a public session */
-    return kind;
-}
+#include "pv_sessions.h"
+#include "pv_slots.h"
 
 /* One attribute's value: where it is, and how long. */
 struct value {
@@ -41,8 +26,8 @@ struct value {
         CK_BBOOL boolean;
         CK_ULONG number;
         CK_MECHANISM_TYPE mechanism;
-        unsigned char bytes[64];
-        char text[PINVAULT_USER_MAX_BYTES + PINVAULT_LABEL_MAX_BYTES + 8];
+        unsigned char bytes[128]; /* a SubjectPublicKeyInfo: 26 + 65 bytes for P-256 */
+        char text[PV_TOKEN_LABEL_BYTES];
     } scratch;
 };
 
@@ -75,6 +60,7 @@ static enum lookup bytes(struct value *value, const void *data, CK_ULONG length)
 static enum lookup attribute(const struct pv_slot *slot, int kind, CK_ATTRIBUTE_TYPE type, struct value *value)
 {
     bool private_key = kind == PV_OBJECT_PRIVATE;
+    const struct pv_kind *key = slot->kind;
     switch (type) {
     /* Every object, every key. */
     case CKA_CLASS: return number(value, private_key ? CKO_PRIVATE_KEY : CKO_PUBLIC_KEY);
@@ -86,32 +72,32 @@ static enum lookup attribute(const struct pv_slot *slot, int kind, CK_ATTRIBUTE_
     case CKA_LABEL:
         pv_token_label(slot, value->scratch.text, sizeof value->scratch.text);
         return bytes(value, value->scratch.text, (CK_ULONG)strlen(value->scratch.text));
-    case CKA_KEY_TYPE: return number(value, CKK_EC_EDWARDS);
+    case CKA_KEY_TYPE: return number(value, key->key_type);
     case CKA_ID: return bytes(value, slot->id, sizeof slot->id);
     case CKA_START_DATE:
     case CKA_END_DATE:
     case CKA_SUBJECT: return bytes(value, "", 0);
     case CKA_DERIVE: return boolean(value, false);
     case CKA_LOCAL: return boolean(value, true); /* made in pinvaultd (pinvault register) */
-    case CKA_KEY_GEN_MECHANISM: return number(value, CKM_EC_EDWARDS_KEY_PAIR_GEN);
+    case CKA_KEY_GEN_MECHANISM: return number(value, key->key_gen_mechanism);
     case CKA_ALLOWED_MECHANISMS:
-        value->scratch.mechanism = CKM_EDDSA;
+        value->scratch.mechanism = key->mechanism;
         return bytes(value, &value->scratch.mechanism, sizeof value->scratch.mechanism);
-    case CKA_EC_PARAMS: return bytes(value, ed25519_params, sizeof ed25519_params);
+    case CKA_EC_PARAMS: return bytes(value, key->ec_params, key->ec_params_length);
     case CKA_PUBLIC_KEY_INFO:
-        memcpy(value->scratch.bytes, spki_prefix, sizeof spki_prefix);
-        memcpy(value->scratch.bytes + sizeof spki_prefix, slot->public_key, sizeof slot->public_key);
-        return bytes(value, value->scratch.bytes, sizeof spki_prefix + sizeof slot->public_key);
+        memcpy(value->scratch.bytes, key->spki_prefix, key->spki_prefix_length);
+        memcpy(value->scratch.bytes + key->spki_prefix_length, slot->public_key, key->public_key_bytes);
+        return bytes(value, value->scratch.bytes, (CK_ULONG)(key->spki_prefix_length + key->public_key_bytes));
     default:
         break;
     }
     if (!private_key) {
         switch (type) {
         case CKA_EC_POINT:
-            value->scratch.bytes[0] = 0x04; /* OCTET STRING */
-            value->scratch.bytes[1] = sizeof slot->public_key;
-            memcpy(value->scratch.bytes + 2, slot->public_key, sizeof slot->public_key);
-            return bytes(value, value->scratch.bytes, 2 + sizeof slot->public_key);
+            value->scratch.bytes[0] = 0x04; /* OCTET STRING, of a length in the short form (< 128) */
+            value->scratch.bytes[1] = (unsigned char)key->public_key_bytes;
+            memcpy(value->scratch.bytes + 2, slot->public_key, key->public_key_bytes);
+            return bytes(value, value->scratch.bytes, (CK_ULONG)(2 + key->public_key_bytes));
         case CKA_VERIFY: return boolean(value, true);
         case CKA_ENCRYPT:
         case CKA_VERIFY_RECOVER:
@@ -151,7 +137,7 @@ PV_EXPORT CK_RV C_GetAttributeValue(CK_SESSION_HANDLE hSession, CK_OBJECT_HANDLE
     /* Every attribute is answered; the error is that of the last one that failed (PKCS#11 §5.7). */
     for (CK_ULONG i = 0; i < ulCount; i++) {
         struct value value;
-        switch (attribute(&pv.slots[session->slot], kind, pTemplate[i].type, &value)) {
+        switch (attribute(pv_session_slot(session), kind, pTemplate[i].type, &value)) {
         case TYPE_INVALID:
             pTemplate[i].ulValueLen = CK_UNAVAILABLE_INFORMATION;
             rv = CKR_ATTRIBUTE_TYPE_INVALID;
@@ -200,7 +186,7 @@ PV_EXPORT CK_RV C_FindObjectsInit(CK_SESSION_HANDLE hSession, CK_ATTRIBUTE_PTR p
         return pv_done(CKR_OPERATION_ACTIVE);
     session->operation = PV_OP_FIND;
     session->found_count = session->found_next = 0;
-    const struct pv_slot *slot = &pv.slots[session->slot];
+    const struct pv_slot *slot = pv_session_slot(session);
     for (int kind = PV_OBJECT_PUBLIC; kind <= PV_OBJECT_PRIVATE; kind++) {
         CK_OBJECT_HANDLE handle = pv_object_handle(session->slot, kind);
         if (slot->present && pv_object_kind(session, handle) == kind && matches(slot, kind, pTemplate, ulCount))

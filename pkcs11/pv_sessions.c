@@ -1,19 +1,22 @@
-/*
- * Sessions (pv_module.h). A handle is its index in the table plus one. When the
- * last session with a token closes, the application is logged out of it
- * (PKCS#11 §5.6): the module Locks the key.
- */
+/* Sessions, and the entry points that open, close and describe them (pv_sessions.h). */
+#include "pv_sessions.h"
+
 #include <string.h>
 
-#include "pv_module.h"
+static struct pv_session sessions[PV_MAX_SESSIONS];
+
+void pv_sessions_reset(void)
+{
+    memset(sessions, 0, sizeof sessions);
+}
 
 struct pv_session *pv_session(CK_SESSION_HANDLE handle, CK_RV *rv)
 {
-    if (handle == CK_INVALID_HANDLE || handle > PV_MAX_SESSIONS || !pv.sessions[handle - 1].used) {
+    if (handle == CK_INVALID_HANDLE || handle > PV_MAX_SESSIONS || !sessions[handle - 1].used) {
         *rv = CKR_SESSION_HANDLE_INVALID;
         return NULL;
     }
-    return &pv.sessions[handle - 1];
+    return &sessions[handle - 1];
 }
 
 struct pv_session *pv_enter_session(CK_SESSION_HANDLE handle, CK_RV *rv)
@@ -25,6 +28,33 @@ struct pv_session *pv_enter_session(CK_SESSION_HANDLE handle, CK_RV *rv)
     if (session == NULL)
         pv_leave();
     return session;
+}
+
+struct pv_slot *pv_session_slot(const struct pv_session *session)
+{
+    return (struct pv_slot *)pv_slot_at(session->slot);
+}
+
+void pv_end_signing(CK_SLOT_ID slot)
+{
+    for (size_t i = 0; i < PV_MAX_SESSIONS; i++)
+        if (sessions[i].used && sessions[i].slot == slot && sessions[i].operation == PV_OP_SIGN)
+            sessions[i].operation = PV_OP_NONE;
+}
+
+CK_OBJECT_HANDLE pv_object_handle(CK_SLOT_ID slot, int kind)
+{
+    return (CK_OBJECT_HANDLE)(slot * 2 + (CK_SLOT_ID)kind);
+}
+
+int pv_object_kind(const struct pv_session *session, CK_OBJECT_HANDLE handle)
+{
+    if (handle == CK_INVALID_HANDLE || (handle - 1) / 2 != session->slot)
+        return 0;
+    int kind = (int)((handle - 1) % 2) + 1;
+    if (kind == PV_OBJECT_PRIVATE && !pv_logged_in(pv_session_slot(session)))
+        return 0; /* a private object is not there in a public session */
+    return kind;
 }
 
 PV_EXPORT CK_RV C_OpenSession(CK_SLOT_ID slotID, CK_FLAGS flags, CK_VOID_PTR pApplication, CK_NOTIFY Notify,
@@ -43,12 +73,12 @@ PV_EXPORT CK_RV C_OpenSession(CK_SLOT_ID slotID, CK_FLAGS flags, CK_VOID_PTR pAp
     if (phSession == NULL)
         return pv_done(CKR_ARGUMENTS_BAD);
     for (size_t i = 0; i < PV_MAX_SESSIONS; i++) {
-        if (pv.sessions[i].used)
+        if (sessions[i].used)
             continue;
-        memset(&pv.sessions[i], 0, sizeof pv.sessions[i]);
-        pv.sessions[i].used = true;
-        pv.sessions[i].slot = slotID;
-        pv.sessions[i].flags = flags & (CKF_SERIAL_SESSION | CKF_RW_SESSION);
+        memset(&sessions[i], 0, sizeof sessions[i]);
+        sessions[i].used = true;
+        sessions[i].slot = slotID;
+        sessions[i].flags = flags & (CKF_SERIAL_SESSION | CKF_RW_SESSION);
         slot->sessions++;
         *phSession = (CK_SESSION_HANDLE)(i + 1);
         return pv_done(CKR_OK);
@@ -59,7 +89,7 @@ PV_EXPORT CK_RV C_OpenSession(CK_SLOT_ID slotID, CK_FLAGS flags, CK_VOID_PTR pAp
 /* Closes one session; the last one with its token logs the application out. */
 static void close_session(struct pv_session *session)
 {
-    struct pv_slot *slot = &pv.slots[session->slot];
+    struct pv_slot *slot = pv_session_slot(session);
     session->used = false;
     if (slot->sessions > 0 && --slot->sessions == 0)
         pv_logout_slot(slot);
@@ -84,8 +114,8 @@ PV_EXPORT CK_RV C_CloseAllSessions(CK_SLOT_ID slotID)
     if (slot == NULL)
         return pv_done(rv);
     for (size_t i = 0; i < PV_MAX_SESSIONS; i++)
-        if (pv.sessions[i].used && pv.sessions[i].slot == slotID)
-            close_session(&pv.sessions[i]);
+        if (sessions[i].used && sessions[i].slot == slotID)
+            close_session(&sessions[i]);
     pv_logout_slot(slot); /* logged out even when no session was open */
     return pv_done(CKR_OK);
 }
@@ -99,7 +129,7 @@ PV_EXPORT CK_RV C_GetSessionInfo(CK_SESSION_HANDLE hSession, CK_SESSION_INFO_PTR
     if (pInfo == NULL)
         return pv_done(CKR_ARGUMENTS_BAD);
     bool rw = (session->flags & CKF_RW_SESSION) != 0;
-    bool user = pv.slots[session->slot].logged_in;
+    bool user = pv_logged_in(pv_session_slot(session));
     pInfo->slotID = session->slot;
     pInfo->state = rw ? (user ? CKS_RW_USER_FUNCTIONS : CKS_RW_PUBLIC_SESSION)
                       : (user ? CKS_RO_USER_FUNCTIONS : CKS_RO_PUBLIC_SESSION);

@@ -6,7 +6,7 @@
  * C_CancelFunction answer CKR_FUNCTION_NOT_PARALLEL, as PKCS#11 requires of them.
  * Each checks that the module is initialized first, as every function must.
  */
-#include "pv_module.h"
+#include "pv_core.h"
 
 /* CKR_CRYPTOKI_NOT_INITIALIZED before anything else, then `rv`. */
 static CK_RV refuse(CK_RV rv)

@@ -104,9 +104,10 @@ final class DaemonInstance {
         try daemon.memory()
     }
 
-    /// Registers a credential for `user` at the configured KDF parameters; its key id.
-    func register(user: String, label: String? = nil) throws -> String {
-        try connect().call(VaultCalls.register(user: user, label: label)) {
+    /// Registers a credential for `user` at the configured KDF parameters (of `purpose`
+    /// and `algorithm`, or the daemon's defaults); its key id.
+    func register(user: String, label: String? = nil, purpose: String? = nil, algorithm: String? = nil) throws -> String {
+        try connect().call(VaultCalls.register(user: user, label: label, purpose: purpose, algorithm: algorithm)) {
             try VaultCalls.keyId(fromRegisterReply: $0)
         }
     }

@@ -18,7 +18,8 @@ enum VaultCalls {
         request("CheckPin") { $0.field("pin", pin) }
     }
 
-    /// Register, for `purpose` (the daemon's default, authenticate, when nil).
+    /// Register, for `purpose` with a key of `algorithm` (the daemon's defaults,
+    /// authenticate and ed25519, when nil).
     static func register(user: String, label: String? = nil, purpose: String? = nil, algorithm: String? = nil) -> [UInt8] {
         request("Register") { parameters in
             parameters.field("user", user)

@@ -54,9 +54,11 @@ enum ClientLimits {
         guard hex, keyId.utf8.count == ProtocolLimits.keyIdHexDigits else { throw .invalidParameter("keyId") }
     }
 
-    /// `challenge`: 1-1024 bytes.
-    static func checkChallenge(_ challenge: [UInt8]) throws(PinVaultError) {
-        guard ProtocolLimits.challengeBytes.contains(challenge.count) else { throw .invalidParameter("challenge") }
+    /// `challenge`: 1-1024 bytes (Authenticate), or as many as `range` allows (Sign's 16 KiB).
+    static func checkChallenge(
+        _ challenge: [UInt8], within range: ClosedRange<Int> = ProtocolLimits.challengeBytes
+    ) throws(PinVaultError) {
+        guard range.contains(challenge.count) else { throw .invalidParameter("challenge") }
     }
 
     /// Unlock's `ttlSeconds`: a duration of whole seconds in `ProtocolLimits.ttlSeconds`,

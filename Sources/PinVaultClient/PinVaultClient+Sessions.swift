@@ -48,11 +48,11 @@ extension PinVaultClient {
         }
     }
 
-    /// Signs exactly `challenge` (1-1024 bytes) with a credential the caller's uid has
+    /// Signs exactly `challenge` (1-16384 bytes) with a credential the caller's uid has
     /// unlocked: no PIN. Throws `.notUnlocked` otherwise.
     public func sign(keyId: String, challenge: [UInt8]) async throws(PinVaultError) -> [UInt8] {
         try ClientLimits.checkKeyId(keyId)
-        try ClientLimits.checkChallenge(challenge)
+        try ClientLimits.checkChallenge(challenge, within: ProtocolLimits.signMessageBytes)
         return try await call(.sign) { parameters in
             parameters.field("keyId", keyId)
             parameters.field("challenge", Base64.encodedString(challenge))

@@ -28,8 +28,13 @@ public enum ProtocolLimits {
     /// own `max_length` is far tighter than this transport bound.
     public static let pinBytes: ClosedRange<Int> = 0...1024
 
-    /// `challenge`: 1–1024 bytes once base64-decoded.
+    /// `challenge` of Authenticate: 1–1024 bytes once base64-decoded.
     public static let challengeBytes: ClosedRange<Int> = 1...1024
+
+    /// `challenge` of Sign: 1–16384 bytes once base64-decoded. An unlocked key signs
+    /// whole documents through it (the PKCS#11 module's `C_Sign`: an X.509 certificate
+    /// with many names is several KiB); the shape checks are the same as Authenticate's.
+    public static let signMessageBytes: ClosedRange<Int> = 1...16_384
 
     /// `data` of AgentSign: what an ssh client asks its agent to sign, once
     /// base64-decoded — a userauth request with a certificate and an RSA host key stays

@@ -100,7 +100,7 @@ extension VaultRequest {
             return .lock(keyId: try p.keyID(required: false), access: nil)
         case .sign:
             guard let keyId = try p.keyID(required: true) else { throw ParameterError("keyId", .missing) }
-            let challenge = try p.base64("challenge", required: true, decodedBytes: ProtocolLimits.challengeBytes) ?? []
+            let challenge = try p.base64("challenge", required: true, decodedBytes: ProtocolLimits.signMessageBytes) ?? []
             return .sign(keyId: keyId, message: challenge, access: .sign, context: .plain)
         case .agentSign:
             guard let keyId = try p.keyID(required: true) else { throw ParameterError("keyId", .missing) }

@@ -64,12 +64,16 @@ class PAMTestCase: XCTestCase {
     }
 
     /// Registers a credential as the test user (a real peer of that uid), labelled
-    /// `label`, for `purpose` (the module's is `login`; nil leaves the daemon's default).
+    /// `label`, for `purpose` (the module's is `login`; nil leaves the daemon's default),
+    /// with a key of `algorithm` (nil: the daemon's default, Ed25519).
     @discardableResult
-    func registerAsUser(label: String? = "login", pin: String? = nil, purpose: String? = "login") throws -> [String: Any] {
+    func registerAsUser(label: String? = "login", pin: String? = nil, purpose: String? = "login", algorithm: String? = nil) throws
+        -> [String: Any]
+    {
         var parameters: [String: Any] = ["user": user.name, "pin": pin ?? self.pin]
         if let label { parameters["label"] = label }
         if let purpose { parameters["purpose"] = purpose }
+        if let algorithm { parameters["algorithm"] = algorithm }
         let session = try ForeignPeer(socketPath: daemon.socketPath, uid: user.uid, gid: user.gid)
             .session([(VarlinkClient.vault + ".Register", parameters)])
         guard let reply = session.replies.first, reply.error == nil, let credential = reply.object("credential") else {

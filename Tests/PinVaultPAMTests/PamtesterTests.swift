@@ -20,6 +20,21 @@ final class PamtesterTests: PAMTestCase {
         XCTAssertTrue(line?.contains("keyId=\(credential["keyId"] as? String ?? "?")") == true, daemon.log)
     }
 
+    /// A P-256 login key: the module verifies its DER ECDSA signature with the listed point.
+    func testRightPin_signsTheUserIn_withAP256LoginKey_andAWrongOneIsCounted() throws {
+        try startDaemon()
+        let credential = try registerAsUser(algorithm: "p256")
+        XCTAssertEqual(credential["algorithm"] as? String, "p256")
+        let service = try onlyModule(["debug"])
+        let outcome = try pamtester(service, input: pin + "\n")
+        XCTAssertTrue(outcome.succeeded, outcome.description)
+        XCTAssertEqual(outcome.prompts, 1, outcome.description)
+        XCTAssertTrue(daemon.log.contains("event=auth.ok"), daemon.log)
+        let wrong = try pamtester(service, input: wrongPin + "\n")
+        XCTAssertTrue(wrong.failed(with: PAMResult.authError), wrong.description)
+        XCTAssertTrue(wrong.output.contains("Wrong PIN (4 attempts left)"), wrong.description)
+    }
+
     func testWrongPin_isAuthErr_andTellsTheAttemptsLeft() throws {
         try startDaemon()
         try registerAsUser()

@@ -58,12 +58,14 @@ class PKCS11TestCase: XCTestCase {
         try daemon.start()
     }
 
-    /// Registers a credential; returns its keyId and raw public key.
+    /// Registers a credential (Ed25519 unless `algorithm` says); returns its keyId and raw public key.
     @discardableResult
-    func register(_ user: String, label: String? = nil, purpose: String = "authenticate") throws -> (keyId: String, publicKey: Data) {
+    func register(_ user: String, label: String? = nil, purpose: String = "authenticate", algorithm: String? = nil) throws
+        -> (keyId: String, publicKey: Data)
+    {
         let client = try daemon.connect()
         defer { client.close() }
-        let credential = try client.register(user: user, pin: pin, label: label, purpose: purpose)
+        let credential = try client.register(user: user, pin: pin, label: label, purpose: purpose, algorithm: algorithm)
         guard let keyId = credential["keyId"] as? String, let encoded = credential["publicKey"] as? String,
               let publicKey = Data(base64Encoded: encoded) else { throw TestKitError("no keyId in \(credential)") }
         return (keyId, publicKey)
@@ -112,6 +114,29 @@ class PKCS11TestCase: XCTestCase {
         return object
     }
 
+    /// `C_Login` and `C_Sign` of `data` with `mechanism` through PyKCS11 on the first
+    /// token (pkcs11-tool falls back to C_SignUpdate when C_Sign fails, and reads more
+    /// than 1024 bytes in parts): the signature's hex, or the CKR_ name C_Sign answered.
+    func pykcs11Sign(_ data: Data, mechanism: String = "CKM_EDDSA", module: String? = nil, environment extra: [String: String] = [:])
+        throws -> String
+    {
+        let result = try run("/usr/bin/python3", ["-c", #"""
+            import sys, PyKCS11
+            lib = PyKCS11.PyKCS11Lib(); lib.load(sys.argv[1])
+            session = lib.openSession(lib.getSlotList(tokenPresent=True)[0])
+            session.login(sys.stdin.readline().rstrip("\n"))
+            key = session.findObjects([(PyKCS11.CKA_CLASS, PyKCS11.CKO_PRIVATE_KEY)])[0]
+            data = open(sys.argv[2], "rb").read()
+            try:
+                print(bytes(session.sign(key, data, PyKCS11.Mechanism(getattr(PyKCS11, sys.argv[3]), None))).hex())
+            except PyKCS11.PyKCS11Error as error:
+                print(PyKCS11.CKR[error.value])
+            """#, module ?? modules.pkcs11Module, try file("to-sign-\(data.count)", data), mechanism], input: pin + "\n",
+            environment: extra)
+        XCTAssertEqual(result.status, 0, result.output)
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// A file in the private HOME with `contents`.
     func file(_ name: String, _ contents: Data) throws -> String {
         let path = home.path + "/" + name
@@ -124,6 +149,23 @@ class PKCS11TestCase: XCTestCase {
         let spki = Data([0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00]) + publicKey
         return try file("key-\(publicKey.prefix(4).map { String(format: "%02x", $0) }.joined()).pem",
                         Data("-----BEGIN PUBLIC KEY-----\n\(spki.base64EncodedString())\n-----END PUBLIC KEY-----\n".utf8))
+    }
+
+    /// The PEM SubjectPublicKeyInfo of a P-256 point (RFC 5480), for OpenSSL.
+    func p256PublicKeyPEM(_ point: Data) throws -> String {
+        let spki = Data([0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a,
+                         0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00]) + point
+        return try file("p256-\(point.dropFirst().prefix(4).hex).pem",
+                        Data("-----BEGIN PUBLIC KEY-----\n\(spki.base64EncodedString())\n-----END PUBLIC KEY-----\n".utf8))
+    }
+
+    /// Whether OpenSSL verifies the DER ECDSA `signature` over SHA-256 of `message` with the P-256 `point`.
+    func opensslVerifiesECDSA(point: Data, signature: Data, message: Data) throws -> Bool {
+        let key = try p256PublicKeyPEM(point)
+        let data = try file("ecdsa-message", message)
+        let sig = try file("ecdsa-signature", signature)
+        let result = try run("/usr/bin/openssl", ["dgst", "-sha256", "-verify", key, "-signature", sig, data])
+        return result.status == 0 && result.output.contains("Verified OK")
     }
 
     /// Whether OpenSSL verifies `signature` over `message` with `publicKey`.

@@ -58,6 +58,41 @@ final class SanitizedModuleTests: PKCS11TestCase {
         assertClean(listed.output, "pkcs11-tool -L")
     }
 
+    /// P-256 through the sanitized code: the module's CKM_ECDSA_SHA256 and CKM_ECDSA (DER
+    /// to r || s, libcrypto's verification) and the example program's DER signature.
+    func testP256_underASanAndUBSan_signsThroughTheModuleAndTheExample() throws {
+        try startDaemon()
+        let environment = try sanitizerEnvironment
+        // An ssh token alone first: CKM_ECDSA over a digest, through SignDigest.
+        let carol = try register("carol", label: "ssh", purpose: "ssh", algorithm: "p256")
+        let digest = Data(repeating: 0x5a, count: 32)
+        let raw = try pykcs11Sign(digest, mechanism: "CKM_ECDSA", module: sanitized.path + "/pinvault-pkcs11.so", environment: environment)
+        XCTAssertEqual(raw.count, 128, raw)
+        assertClean(raw, "PyKCS11 CKM_ECDSA")
+        _ = try daemon.connect().succeeding("Wipe", ["user": "carol", "keyId": carol.keyId, "pin": pin])
+        let alice = try register("alice", label: "laptop", algorithm: "p256")
+        let message = Data("P-256 under the sanitizers".utf8)
+        let data = try file("data", message)
+        let output = home.path + "/signature.der"
+        // The test PIN of a throwaway credential on argv: pkcs11-tool takes it nowhere else.
+        let signed = try run("/usr/bin/pkcs11-tool", ["--module", sanitized.path + "/pinvault-pkcs11.so", "--token-label", "alice (laptop)",
+                                                      "--login", "--pin", pin, "--sign", "-m", "ECDSA-SHA256", "--signature-format",
+                                                      "openssl", "-i", data, "-o", output], environment: environment)
+        XCTAssertEqual(signed.status, 0, signed.output)
+        assertClean(signed.output, "pkcs11-tool --sign -m ECDSA-SHA256")
+        XCTAssertTrue(try opensslVerifiesECDSA(point: alice.publicKey, signature: try Data(contentsOf: URL(fileURLWithPath: output)),
+                                               message: message))
+
+        let example = home.path + "/example.der"
+        let exampled = try Subprocess.run("/bin/sh", ["-c", "exec \"$0\" \"$1\" \"$2\" \"$3\" > \"$4\"", sanitized.path + "/pinvault-sign",
+                                                      "alice", alice.keyId, data, example],
+                                          input: Data((pin + "\n").utf8), environment: self.environment)
+        XCTAssertEqual(exampled.status, 0, "\(exampled)")
+        assertClean(exampled.standardError, "pinvault-sign with a P-256 key")
+        XCTAssertTrue(try opensslVerifiesECDSA(point: alice.publicKey, signature: try Data(contentsOf: URL(fileURLWithPath: example)),
+                                               message: message), "the example's P-256 signature is DER that OpenSSL verifies")
+    }
+
     func testTheExampleProgram_signs_underASanAndUBSan_andTellsAWrongPin() throws {
         try startDaemon()
         let alice = try register("alice")

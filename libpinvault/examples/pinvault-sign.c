@@ -1,7 +1,8 @@
 /*
- * pinvault-sign USER KEY_ID FILE: signs FILE (1 to 1024 bytes) with a PinVault key,
- * the PIN read from standard input, never from the command line. The example of
- * docs/LIBPINVAULT.md and libpinvault(3); PinVaultPKCS11Tests builds and runs it.
+ * pinvault-sign USER KEY_ID FILE: signs FILE (1 byte to 16 KiB) with a PinVault key,
+ * the PIN read from standard input, never from the command line. The signature is
+ * the key's algorithm's: 64 bytes of Ed25519, or a DER ECDSA signature for P-256.
+ * The example of docs/LIBPINVAULT.md and libpinvault(3); PinVaultPKCS11Tests builds and runs it.
  *
  *     cc -o pinvault-sign pinvault-sign.c $(pkg-config --cflags --libs pinvault)
  *     pinvault-sign alice 0123456789abcdef0123456789abcdef challenge.bin < pin > signature
@@ -31,13 +32,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: pinvault-sign USER KEY_ID FILE < PIN\n");
         return 2;
     }
-    unsigned char data[PINVAULT_CHALLENGE_MAX_BYTES + 1];
+    static unsigned char data[PINVAULT_MESSAGE_MAX_BYTES + 1];
     FILE *file = fopen(argv[3], "rb");
     size_t length = file != NULL ? fread(data, 1, sizeof data, file) : 0;
     if (file != NULL)
         fclose(file);
-    if (length == 0 || length > PINVAULT_CHALLENGE_MAX_BYTES) {
-        fprintf(stderr, "pinvault-sign: %s: 1 to %d bytes, please\n", argv[3], PINVAULT_CHALLENGE_MAX_BYTES);
+    if (length == 0 || length > PINVAULT_MESSAGE_MAX_BYTES) {
+        fprintf(stderr, "pinvault-sign: %s: 1 to %d bytes, please\n", argv[3], PINVAULT_MESSAGE_MAX_BYTES);
         return 2;
     }
 
@@ -68,9 +69,9 @@ int main(int argc, char **argv)
     status = pinvault_unlock(vault, argv[1], argv[2], pin, strlen(pin), 60, PINVAULT_UNLOCK_BIND_TO_CONNECTION,
                              &unlocked);
     pinvault_secret_free(pin);
-    unsigned char signature[PINVAULT_SIGNATURE_BYTES];
+    struct pinvault_signature signature;
     if (status == PINVAULT_OK)
-        status = pinvault_sign(vault, argv[2], data, length, signature);
+        status = pinvault_sign(vault, argv[2], data, length, &signature);
     if (status == PINVAULT_E_WRONG_PIN)
         fprintf(stderr, "pinvault-sign: wrong PIN (%lld attempts left)\n", (long long)pinvault_error_value(vault));
     else if (status != PINVAULT_OK)
@@ -81,5 +82,5 @@ int main(int argc, char **argv)
     pinvault_close(vault); /* ends the bound session */
     if (status != PINVAULT_OK)
         return 1;
-    return fwrite(signature, 1, sizeof signature, stdout) == sizeof signature ? 0 : 1;
+    return fwrite(signature.bytes, 1, signature.length, stdout) == signature.length ? 0 : 1;
 }

@@ -19,7 +19,8 @@ static void check_credential(void *context, const pinvault_credential *credentia
 {
     (void)context;
     if (strlen(credential->user) > PV_USER_MAX_BYTES || strlen(credential->key_id) != PV_KEY_ID_HEX ||
-        (credential->has_label && strlen(credential->label) > PV_LABEL_MAX_BYTES))
+        (credential->has_label && strlen(credential->label) > PV_LABEL_MAX_BYTES) ||
+        !pv_public_key_fits(credential->algorithm, &credential->public_key))
         abort();
 }
 
@@ -35,14 +36,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct pinvault_proof proof;
     struct pinvault_unlock_result unlocked;
     struct pinvault_policy policy;
-    unsigned char signature[PV_SIGNATURE_BYTES];
+    struct pinvault_signature signature;
     size_t locked;
     (void)pv_reply_list(data, size, "alice", 1000, check_credential, NULL, &error);
     (void)pv_reply_list(data, size, NULL, 1000, check_credential, NULL, &error);
     (void)pv_reply_authenticate(data, size, &proof, &error);
     (void)pv_reply_unlock(data, size, &unlocked, &error);
     (void)pv_reply_lock(data, size, &locked, &error);
-    (void)pv_reply_sign(data, size, signature, &error);
+    if (pv_reply_sign(data, size, &signature, &error) == PV_REPLY_OK &&
+        (signature.length == 0 || signature.length > sizeof signature.bytes))
+        abort();
     if (pv_reply_policy(data, size, &policy, &error) == PV_REPLY_ERROR && strlen(error.detail) >= PV_ERROR_DETAIL_MAX)
         abort();
     return 0;

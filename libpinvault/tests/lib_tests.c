@@ -10,6 +10,8 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,10 +78,25 @@ static void test_requests(void)
     CHECK(pv_request_sign(&buffer, KEY_ID, (const unsigned char *)"a", 0) != 0);
     unsigned char big[PV_CHALLENGE_MAX_BYTES + 1];
     memset(big, 'x', sizeof big);
-    CHECK(pv_request_sign(&buffer, KEY_ID, big, sizeof big) != 0);
+    CHECK(pv_request_authenticate(&buffer, "alice", NULL, pin, 1, big, sizeof big, false, 0) != 0);
     buffer = (struct pv_buffer){.data = data, .capacity = sizeof data};
     CHECK(pv_request_sign(&buffer, KEY_ID, big, PV_CHALLENGE_MAX_BYTES) == 0);
     CHECK(pv_request_lock(&buffer, "short") != 0);
+    /* Sign's message may be 16 KiB (a certificate with many names); SignDigest carries a digest. */
+    static unsigned char message[PV_MESSAGE_MAX_BYTES + 1];
+    memset(message, 'm', sizeof message);
+    static char large[PV_MESSAGE_MAX_BYTES * 2];
+    buffer = (struct pv_buffer){.data = large, .capacity = pv_request_bytes_call_size(PV_MESSAGE_MAX_BYTES)};
+    CHECK(pv_request_sign(&buffer, KEY_ID, message, PV_MESSAGE_MAX_BYTES) == 0 && buffer.length < buffer.capacity);
+    buffer = (struct pv_buffer){.data = large, .capacity = sizeof large};
+    CHECK(pv_request_sign(&buffer, KEY_ID, message, sizeof message) != 0);
+    buffer = (struct pv_buffer){.data = data, .capacity = sizeof data};
+    CHECK(strcmp(frame_of(pv_request_sign_digest(&buffer, KEY_ID, (const unsigned char *)"abc", 3), &buffer),
+                 "{\"method\":\"io.pinvault.Vault.SignDigest\",\"parameters\":{\"keyId\":\"" KEY_ID
+                 "\",\"digest\":\"YWJj\"}}") == 0);
+    buffer = (struct pv_buffer){.data = data, .capacity = sizeof data};
+    CHECK(pv_request_sign_digest(&buffer, KEY_ID, message, PV_DIGEST_MAX_BYTES + 1) != 0);
+    CHECK(pv_request_sign_digest(&buffer, KEY_ID, message, 0) != 0);
     /* Too small a buffer is refused, never overrun. */
     buffer = (struct pv_buffer){.data = data, .capacity = 40};
     CHECK(pv_request_unlock(&buffer, "alice", KEY_ID, pin, sizeof pin, 5, true) != 0 && buffer.length <= 40);
@@ -95,22 +112,35 @@ static void visit(void *context, const pinvault_credential *credential)
     last_visit = *credential;
 }
 
-/* A credential object of `user` with key byte `k`, failed attempts and state as given. */
-static void credential_json(char *out, size_t size, const char *user, unsigned char k, int failed_attempts,
-                            int remaining, const char *state, const char *unlocked_until)
+/*
+ * A credential object of `user` with a key of `key_length` bytes `k` (0x04 first when
+ * 65, as a P-256 point), its real keyId, and `algorithm_member` (e.g. ",\"algorithm\":\"p256\"", or "").
+ */
+static void key_json(char *out, size_t size, const char *user, unsigned char k, size_t key_length,
+                     const char *algorithm_member, int failed_attempts, int remaining, const char *state,
+                     const char *unlocked_until)
 {
-    unsigned char key[32], hash[32];
-    char hex[65], b64[64];
-    memset(key, k, sizeof key);
-    crypto_generichash(hash, sizeof hash, key, 32, NULL, 0);
+    unsigned char key[256], hash[32];
+    char hex[65], b64[400];
+    memset(key, k, key_length);
+    if (key_length == 65)
+        key[0] = 0x04;
+    crypto_generichash(hash, sizeof hash, key, key_length, NULL, 0);
     sodium_bin2hex(hex, sizeof hex, hash, 16);
-    sodium_bin2base64(b64, sizeof b64, key, 32, sodium_base64_VARIANT_ORIGINAL);
+    sodium_bin2base64(b64, sizeof b64, key, key_length, sodium_base64_VARIANT_ORIGINAL);
     snprintf(out, size,
-             "{\"user\":\"%s\",\"keyId\":\"%s\",\"label\":\"laptop\",\"purpose\":\"authenticate\",\"publicKey\":\"%s\","
+             "{\"user\":\"%s\",\"keyId\":\"%s\",\"label\":\"laptop\",\"purpose\":\"authenticate\",\"publicKey\":\"%s\"%s,"
              "\"ownerUid\":1000,\"createdAt\":\"2026-01-31T12:00:00Z\",\"lastUsedAt\":null,\"failedAttempts\":%d,"
              "\"remainingAttempts\":%d,\"state\":\"%s\",\"lockedUntil\":null,\"unregistrationExpiresAt\":null,"
              "\"unlockedUntil\":%s}",
-             user, hex, b64, failed_attempts, remaining, state, unlocked_until);
+             user, hex, b64, algorithm_member, failed_attempts, remaining, state, unlocked_until);
+}
+
+/* An Ed25519 credential of a daemon that names no algorithm. */
+static void credential_json(char *out, size_t size, const char *user, unsigned char k, int failed_attempts,
+                            int remaining, const char *state, const char *unlocked_until)
+{
+    key_json(out, size, user, k, 32, "", failed_attempts, remaining, state, unlocked_until);
 }
 
 static enum pv_reply_status list(const char *frame, const char *user)
@@ -146,6 +176,112 @@ static void test_list(void)
     CHECK(list(frame, NULL) == PV_REPLY_MALFORMED);
 }
 
+/* A List of one credential of `length` key bytes and `member`; its status, the credential in last_visit. */
+static enum pv_reply_status list_key(size_t length, const char *member)
+{
+    char a[1024], frame[2048];
+    key_json(a, sizeof a, "alice", 9, length, member, 0, 10, "active", "null");
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s]}}", a);
+    return list(frame, NULL);
+}
+
+/* Each algorithm's key has its size; one a daemon names without an algorithm is Ed25519's. */
+static void test_algorithms(void)
+{
+    CHECK(list_key(32, "") == PV_REPLY_OK && last_visit.algorithm == PINVAULT_ALGORITHM_ED25519 &&
+          last_visit.public_key.length == 32);
+    CHECK(list_key(32, ",\"algorithm\":\"ed25519\"") == PV_REPLY_OK && last_visit.algorithm == PINVAULT_ALGORITHM_ED25519);
+    CHECK(list_key(65, ",\"algorithm\":\"p256\"") == PV_REPLY_OK && last_visit.algorithm == PINVAULT_ALGORITHM_P256 &&
+          last_visit.public_key.length == 65 && last_visit.public_key.bytes[0] == 0x04 &&
+          pinvault_credential_public_key(&last_visit) == &last_visit.public_key &&
+          pinvault_credential_algorithm(&last_visit) == PINVAULT_ALGORITHM_P256);
+    /* A key of another algorithm's size, or a compressed point, is not the daemon's. */
+    CHECK(list_key(65, "") == PV_REPLY_MALFORMED);
+    CHECK(list_key(32, ",\"algorithm\":\"p256\"") == PV_REPLY_MALFORMED);
+    CHECK(list_key(33, ",\"algorithm\":\"p256\"") == PV_REPLY_MALFORMED);
+    CHECK(list_key(65, ",\"algorithm\":\"ed25519\"") == PV_REPLY_MALFORMED);
+    CHECK(list_key(65, ",\"algorithm\":\"p256\",\"algorithm\":\"p256\"") == PV_REPLY_MALFORMED);
+    CHECK(list_key(65, ",\"algorithm\":17") == PV_REPLY_MALFORMED);
+    /* An algorithm of a later release: listed as OTHER, its key as sent. */
+    CHECK(list_key(200, ",\"algorithm\":\"mldsa44\"") == PV_REPLY_OK && last_visit.algorithm == PINVAULT_ALGORITHM_OTHER &&
+          last_visit.public_key.length == 200);
+}
+
+/* A fresh P-256 key pair (OpenSSL) and its SEC1 uncompressed point. */
+static EVP_PKEY *p256_pair(struct pinvault_public_key *point)
+{
+    EVP_PKEY *key = EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+    if (key == NULL || EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_PUB_KEY, point->bytes, sizeof point->bytes,
+                                                       &point->length) != 1)
+        abort();
+    return key;
+}
+
+/* OpenSSL's DER ECDSA signature of `message` (SHA-256). */
+static void p256_sign(EVP_PKEY *key, const char *message, struct pinvault_signature *signature)
+{
+    EVP_MD_CTX *context = EVP_MD_CTX_new();
+    signature->length = sizeof signature->bytes;
+    if (context == NULL || EVP_DigestSignInit(context, NULL, EVP_sha256(), NULL, key) != 1 ||
+        EVP_DigestSign(context, signature->bytes, &signature->length, (const unsigned char *)message, strlen(message)) != 1)
+        abort();
+    EVP_MD_CTX_free(context);
+}
+
+/* pinvault_verify: each algorithm's signatures, and nothing else. */
+static void test_verify(void)
+{
+    struct pinvault_public_key ed_key = {.length = 32};
+    struct pinvault_signature ed_signature = {.length = 64};
+    unsigned char secret[crypto_sign_SECRETKEYBYTES];
+    crypto_sign_keypair(ed_key.bytes, secret);
+    crypto_sign_detached(ed_signature.bytes, NULL, (const unsigned char *)"hello", 5, secret);
+    CHECK(pinvault_verify(PINVAULT_ALGORITHM_ED25519, &ed_key, "hello", 5, &ed_signature) == PINVAULT_OK);
+    CHECK(pinvault_verify(PINVAULT_ALGORITHM_ED25519, &ed_key, "hellO", 5, &ed_signature) == PINVAULT_E_SIGNATURE);
+    CHECK(pinvault_verify(PINVAULT_ALGORITHM_P256, &ed_key, "hello", 5, &ed_signature) == PINVAULT_E_ARGUMENT);
+    CHECK(pinvault_verify(PINVAULT_ALGORITHM_OTHER, &ed_key, "hello", 5, &ed_signature) == PINVAULT_E_ARGUMENT);
+    ed_signature.length = 63;
+    CHECK(pinvault_verify(PINVAULT_ALGORITHM_ED25519, &ed_key, "hello", 5, &ed_signature) == PINVAULT_E_SIGNATURE);
+
+    struct pinvault_public_key point;
+    struct pinvault_signature signature;
+    EVP_PKEY *key = p256_pair(&point);
+    p256_sign(key, "hello", &signature);
+    CHECK(point.length == 65 && signature.length >= 8 && signature.length <= 72);
+    CHECK(pinvault_verify(PINVAULT_ALGORITHM_P256, &point, "hello", 5, &signature) == PINVAULT_OK);
+    CHECK(pinvault_verify(PINVAULT_ALGORITHM_P256, &point, "hellO", 5, &signature) == PINVAULT_E_SIGNATURE);
+    CHECK(pinvault_verify(PINVAULT_ALGORITHM_ED25519, &point, "hello", 5, &signature) == PINVAULT_E_ARGUMENT);
+    /* Over the digest, as SignDigest signs: SHA-256("hello"). */
+    unsigned char digest[32];
+    crypto_hash_sha256(digest, (const unsigned char *)"hello", 5);
+    CHECK(pinvault_verify_digest(PINVAULT_ALGORITHM_P256, &point, digest, 32, &signature) == PINVAULT_OK);
+    CHECK(pinvault_verify_digest(PINVAULT_ALGORITHM_P256, &point, digest, 31, &signature) == PINVAULT_E_ARGUMENT);
+    CHECK(pinvault_verify_digest(PINVAULT_ALGORITHM_ED25519, &ed_key, digest, 32, &signature) == PINVAULT_E_ARGUMENT);
+    digest[0] ^= 1;
+    CHECK(pinvault_verify_digest(PINVAULT_ALGORITHM_P256, &point, digest, 32, &signature) == PINVAULT_E_SIGNATURE);
+    /* Only strict DER: one byte of garbage after it, or an integer with a needless leading zero, fails. */
+    struct pinvault_signature longer = signature;
+    longer.bytes[longer.length++] = 0;
+    CHECK(pinvault_verify(PINVAULT_ALGORITHM_P256, &point, "hello", 5, &longer) == PINVAULT_E_SIGNATURE);
+    struct pinvault_signature padded = {.length = signature.length + 1};
+    unsigned r_length = signature.bytes[3];
+    padded.bytes[0] = 0x30;
+    padded.bytes[1] = (unsigned char)(signature.bytes[1] + 1);
+    padded.bytes[2] = 0x02;
+    padded.bytes[3] = (unsigned char)(r_length + 1);
+    padded.bytes[4] = 0x00;
+    memcpy(padded.bytes + 5, signature.bytes + 4, signature.length - 4);
+    CHECK(signature.bytes[1] < 0x7f && pinvault_verify(PINVAULT_ALGORITHM_P256, &point, "hello", 5, &padded) == PINVAULT_E_SIGNATURE);
+    /* A point off the curve is no key. */
+    struct pinvault_public_key off = point;
+    off.bytes[64] ^= 1;
+    CHECK(pinvault_verify(PINVAULT_ALGORITHM_P256, &off, "hello", 5, &signature) == PINVAULT_E_ARGUMENT);
+    off = point;
+    off.bytes[0] = 0x02;
+    CHECK(pinvault_verify(PINVAULT_ALGORITHM_P256, &off, "hello", 5, &signature) == PINVAULT_E_ARGUMENT);
+    EVP_PKEY_free(key);
+}
+
 static void test_replies(void)
 {
     struct pv_error error;
@@ -167,15 +303,33 @@ static void test_replies(void)
     frame = "{\"parameters\":{\"lockedKeyIds\":[\"nothex\"]}}";
     CHECK(pv_reply_lock((const unsigned char *)frame, strlen(frame), &locked, &error) == PV_REPLY_MALFORMED);
 
-    unsigned char signature[64];
-    memset(signature, 0xff, sizeof signature);
+    struct pinvault_signature signature;
+    memset(&signature, 0xff, sizeof signature);
     frame = "{\"parameters\":{\"signature\":\"" SIGNATURE_B64 "\"}}";
-    CHECK(pv_reply_sign((const unsigned char *)frame, strlen(frame), signature, &error) == PV_REPLY_OK &&
-          signature[0] == 0 && signature[63] == 0);
-    frame = "{\"parameters\":{\"signature\":\"AAAA\"}}";
-    CHECK(pv_reply_sign((const unsigned char *)frame, strlen(frame), signature, &error) == PV_REPLY_MALFORMED);
+    CHECK(pv_reply_sign((const unsigned char *)frame, strlen(frame), &signature, &error) == PV_REPLY_OK &&
+          signature.length == 64 && signature.bytes[0] == 0 && signature.bytes[63] == 0);
+    /* A signature's length is the algorithm's: a DER one of 3 bytes reads, an empty one does not. */
+    frame = "{\"parameters\":{\"signature\":\"MAAA\"}}";
+    CHECK(pv_reply_sign((const unsigned char *)frame, strlen(frame), &signature, &error) == PV_REPLY_OK &&
+          signature.length == 3 && signature.bytes[0] == 0x30);
+    frame = "{\"parameters\":{\"signature\":\"\"}}";
+    CHECK(pv_reply_sign((const unsigned char *)frame, strlen(frame), &signature, &error) == PV_REPLY_MALFORMED);
+    frame = "{\"parameters\":{\"signature\":\"AAA\"}}";
+    CHECK(pv_reply_sign((const unsigned char *)frame, strlen(frame), &signature, &error) == PV_REPLY_MALFORMED);
     frame = "{\"parameters\":{}}";
-    CHECK(pv_reply_sign((const unsigned char *)frame, strlen(frame), signature, &error) == PV_REPLY_MALFORMED);
+    CHECK(pv_reply_sign((const unsigned char *)frame, strlen(frame), &signature, &error) == PV_REPLY_MALFORMED);
+    /* One byte more than the maximum: not read, and nothing written past it. */
+    static char huge[sodium_base64_ENCODED_LEN(PINVAULT_SIGNATURE_MAX_BYTES + 1, sodium_base64_VARIANT_ORIGINAL) + 64];
+    static unsigned char zeros[PINVAULT_SIGNATURE_MAX_BYTES + 1];
+    int at = snprintf(huge, sizeof huge, "{\"parameters\":{\"signature\":\"");
+    sodium_bin2base64(huge + at, sizeof huge - (size_t)at, zeros, sizeof zeros, sodium_base64_VARIANT_ORIGINAL);
+    strcat(huge, "\"}}");
+    CHECK(pv_reply_sign((const unsigned char *)huge, strlen(huge), &signature, &error) == PV_REPLY_MALFORMED);
+    at = snprintf(huge, sizeof huge, "{\"parameters\":{\"signature\":\"");
+    sodium_bin2base64(huge + at, sizeof huge - (size_t)at, zeros, sizeof zeros - 1, sodium_base64_VARIANT_ORIGINAL);
+    strcat(huge, "\"}}");
+    CHECK(pv_reply_sign((const unsigned char *)huge, strlen(huge), &signature, &error) == PV_REPLY_OK &&
+          signature.length == PINVAULT_SIGNATURE_MAX_BYTES);
 
     struct pinvault_policy policy;
     frame = "{\"parameters\":{\"policy\":{\"minLength\":6,\"maxLength\":64,\"digitsOnly\":true,\"maxIdenticalDigits\":3,"
@@ -191,7 +345,7 @@ static void test_replies(void)
 static void test_errors(void)
 {
     struct pv_error error;
-    unsigned char signature[64];
+    struct pinvault_signature signature;
     const struct {
         const char *frame;
         enum pv_reply_status status;
@@ -228,7 +382,7 @@ static void test_errors(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         memset(&error, 0, sizeof error);
         enum pv_reply_status status =
-            pv_reply_sign((const unsigned char *)cases[i].frame, strlen(cases[i].frame), signature, &error);
+            pv_reply_sign((const unsigned char *)cases[i].frame, strlen(cases[i].frame), &signature, &error);
         bool ok = status == cases[i].status &&
                   (status != PV_REPLY_ERROR || (error.kind == cases[i].kind && error.value == cases[i].value &&
                                                 strcmp(error.detail, cases[i].detail) == 0));
@@ -248,14 +402,17 @@ static void test_api_refusals(void)
     CHECK(pinvault_connect("/nonexistent/socket", 0, &connection) == PINVAULT_E_ARGUMENT && connection == NULL);
     CHECK(pinvault_connect("/nonexistent/socket", 1000, NULL) == PINVAULT_E_ARGUMENT);
     CHECK(pinvault_connect("/nonexistent/socket", 1000, &connection) == PINVAULT_E_SYSTEM && connection == NULL);
-    unsigned char signature[64];
-    CHECK(pinvault_sign(NULL, KEY_ID, "a", 1, signature) == PINVAULT_E_ARGUMENT);
+    struct pinvault_signature signature;
+    CHECK(pinvault_sign(NULL, KEY_ID, "a", 1, &signature) == PINVAULT_E_ARGUMENT);
+    CHECK(pinvault_sign_digest(NULL, KEY_ID, "a", 1, &signature) == PINVAULT_E_ARGUMENT);
     CHECK(pinvault_unlock(NULL, "alice", NULL, "1", 1, 60, 0, NULL) == PINVAULT_E_ARGUMENT);
     CHECK(strcmp(pinvault_error_name(NULL), "") == 0 && pinvault_error_value(NULL) == 0);
     CHECK(strcmp(pinvault_strerror(PINVAULT_E_WRONG_PIN), "wrong PIN") == 0);
     CHECK(strcmp(pinvault_strerror(12345), "unknown status") == 0);
     /* A status for every value the header names. */
-    for (int status = PINVAULT_E_WRONG_PIN; status <= PINVAULT_E_OTHER; status++)
+    for (int status = PINVAULT_E_WRONG_PIN; status <= PINVAULT_E_SHUTTING_DOWN; status++)
+        CHECK(strcmp(pinvault_strerror(status), "unknown status") != 0);
+    for (int status = PINVAULT_OK; status <= PINVAULT_E_SIGNATURE; status++)
         CHECK(strcmp(pinvault_strerror(status), "unknown status") != 0);
     void *secret = pinvault_secret_alloc(64);
     CHECK(secret != NULL);
@@ -386,13 +543,13 @@ static void read_all(const unsigned char *bytes, size_t length)
     struct pinvault_proof proof;
     struct pinvault_unlock_result unlocked;
     struct pinvault_policy policy;
-    unsigned char signature[64];
+    struct pinvault_signature signature;
     size_t locked;
     (void)pv_reply_list(bytes, length, NULL, 1000, visit, NULL, &error);
     (void)pv_reply_authenticate(bytes, length, &proof, &error);
     (void)pv_reply_unlock(bytes, length, &unlocked, &error);
     (void)pv_reply_lock(bytes, length, &locked, &error);
-    (void)pv_reply_sign(bytes, length, signature, &error);
+    (void)pv_reply_sign(bytes, length, &signature, &error);
     (void)pv_reply_policy(bytes, length, &policy, &error);
 }
 
@@ -482,6 +639,8 @@ int main(int argc, char **argv)
     }
     test_requests();
     test_list();
+    test_algorithms();
+    test_verify();
     test_replies();
     test_errors();
     test_api_refusals();

@@ -162,10 +162,10 @@ static void test_list(void)
     credential_json(c2, sizeof c2, "alice", 1000, "login", key2, NULL, "throttled", "login");
     snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s,%s]}}", c1, c2);
     CHECK(list(frame, &result, &error) == PV_REPLY_OK && result.count == 2 &&
-          memcmp(result.last.public_key, key2, 32) == 0 && result.last.state == PINVAULT_STATE_THROTTLED &&
+          result.last.public_key.length == 32 && memcmp(result.last.public_key.bytes, key2, 32) == 0 && result.last.state == PINVAULT_STATE_THROTTLED &&
           result.last.locked_until == -1 && result.last.purpose == PINVAULT_PURPOSE_LOGIN && result.last.has_label &&
           strcmp(result.last.label, "login") == 0);
-    CHECK(chosen(&result, &fitting) != NULL && fitting == 1 && memcmp(chosen(&result, &fitting)->public_key, key2, 32) == 0);
+    CHECK(chosen(&result, &fitting) != NULL && fitting == 1 && memcmp(chosen(&result, &fitting)->public_key.bytes, key2, 32) == 0);
 
     snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[]}}");
     CHECK(list(frame, &result, &error) == PV_REPLY_OK && result.count == 0 && chosen(&result, &fitting) == NULL);
@@ -235,7 +235,7 @@ static int choose(const char *credentials, const char *label)
     const struct pv_login_credential *credential = chosen(&result, &fitting);
     if (credential == NULL)
         return 0;
-    return fitting > 1 ? -1 : credential->public_key[0];
+    return fitting > 1 ? -1 : credential->public_key.bytes[0];
 }
 
 static void test_purposes(void)
@@ -277,6 +277,17 @@ static void test_purposes(void)
     purposed(a, sizeof a, 1, NULL, "login");
     CHECK(choose(a, NULL) == 1);
     CHECK(choose(a, "login") == 0);
+
+    /* A login credential of an algorithm libpinvault cannot verify is never chosen: its PIN would be spent for nothing. */
+    purposed(a, sizeof a, 1, "laptop", "login");
+    at = strstr(a, "\"purpose\"");
+    if (at != NULL) {
+        char patched[1200];
+        snprintf(patched, sizeof patched, "%.*s\"algorithm\":\"mldsa44\",%s", (int)(at - a), a, at);
+        CHECK(choose(patched, NULL) == 0);
+        snprintf(patched, sizeof patched, "%.*s\"algorithm\":\"ed25519\",%s", (int)(at - a), a, at);
+        CHECK(choose(patched, NULL) == 1);
+    }
 
     /* Never an authenticate or ssh credential, nor one of an unknown purpose, whatever its label. */
     for (const char *const *purpose = (const char *const[]){"authenticate", "ssh", "fido", NULL}; *purpose; purpose++) {
@@ -373,19 +384,26 @@ static void test_authenticate(void)
              "{\"parameters\":{\"keyId\":\"%s\",\"publicKey\":\"%s\",\"signature\":\"%s\",\"pinPolicyOutdated\":false}}",
              hex, pk, sig);
     CHECK(pv_reply_authenticate((unsigned char *)frame, strlen(frame), &proof, &error) == PV_REPLY_OK &&
-          proof.failed_attempts_cleared == 0 && !proof.pin_policy_outdated &&
-          memcmp(proof.signature, signature, 64) == 0 && strcmp(proof.key_id, hex) == 0);
+          proof.failed_attempts_cleared == 0 && !proof.pin_policy_outdated && proof.signature.length == 64 &&
+          memcmp(proof.signature.bytes, signature, 64) == 0 && strcmp(proof.key_id, hex) == 0 &&
+          pinvault_verify(PINVAULT_ALGORITHM_ED25519, &proof.public_key, "x", 1, &proof.signature) == PINVAULT_OK);
     snprintf(frame, sizeof frame,
              "{\"parameters\":{\"keyId\":\"%s\",\"publicKey\":\"%s\",\"signature\":\"%s\",\"pinPolicyOutdated\":true,"
              "\"failedAttemptsCleared\":3}}",
              hex, pk, sig);
     CHECK(pv_reply_authenticate((unsigned char *)frame, strlen(frame), &proof, &error) == PV_REPLY_OK &&
           proof.failed_attempts_cleared == 3 && proof.pin_policy_outdated);
-    /* No signature, a short one, unpadded base64, an upper-case keyId: malformed. */
+    /* No signature, unpadded base64, an upper-case keyId, a keyId of another key: malformed. */
     snprintf(frame, sizeof frame, "{\"parameters\":{\"keyId\":\"%s\",\"publicKey\":\"%s\"}}", hex, pk);
     CHECK(pv_reply_authenticate((unsigned char *)frame, strlen(frame), &proof, &error) == PV_REPLY_MALFORMED);
-    snprintf(frame, sizeof frame, "{\"parameters\":{\"keyId\":\"%s\",\"publicKey\":\"%s\",\"signature\":\"%s\"}}", hex, pk, pk);
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"keyId\":\"%s\",\"publicKey\":\"%s\",\"signature\":\"%s\"}}",
+             "00000000000000000000000000000000", pk, sig);
     CHECK(pv_reply_authenticate((unsigned char *)frame, strlen(frame), &proof, &error) == PV_REPLY_MALFORMED);
+    /* A signature of another size reads (its size is the algorithm's), and does not verify. */
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"keyId\":\"%s\",\"publicKey\":\"%s\",\"signature\":\"%s\"}}", hex, pk, pk);
+    CHECK(pv_reply_authenticate((unsigned char *)frame, strlen(frame), &proof, &error) == PV_REPLY_OK &&
+          proof.signature.length == 32 &&
+          pinvault_verify(PINVAULT_ALGORITHM_ED25519, &proof.public_key, "x", 1, &proof.signature) == PINVAULT_E_SIGNATURE);
     char unpadded[64];
     snprintf(unpadded, sizeof unpadded, "%.43s", pk);
     snprintf(frame, sizeof frame, "{\"parameters\":{\"keyId\":\"%s\",\"publicKey\":\"%s\",\"signature\":\"%s\"}}", hex, unpadded, sig);
@@ -401,7 +419,9 @@ static void test_authenticate(void)
              "{\"parameters\":{\"keyId\":\"%s\",\"publicKey\":\"%s\",\"signature\":\"%s\",\"failedAttemptsCleared\":-2}}",
              hex, pk, sig);
     CHECK(pv_reply_authenticate((unsigned char *)frame, strlen(frame), &proof, &error) == PV_REPLY_MALFORMED);
-    CHECK(pv_key_id_matches(hex, public_key) && !pv_key_id_matches("00000000000000000000000000000000", public_key));
+    struct pinvault_public_key key = {.length = 32};
+    memcpy(key.bytes, public_key, 32);
+    CHECK(pv_key_id_matches(hex, &key) && !pv_key_id_matches("00000000000000000000000000000000", &key));
 }
 
 static void test_requests(void)
@@ -575,10 +595,14 @@ static void test_mutations(void)
     credential_json(legacy, sizeof legacy, "alice", 1000, "login", key, NULL, "active", NULL);
     snprintf(seeds[0], sizeof seeds[0], "{\"parameters\":{\"credentials\":[%s,%s]}}", credential, legacy);
     snprintf(seeds[1], sizeof seeds[1], "{\"error\":\"io.pinvault.Vault.WrongPin\",\"parameters\":{\"remainingAttempts\":3}}");
+    unsigned char hash[32];
+    char key_id[65];
+    crypto_generichash(hash, sizeof hash, key, sizeof key, NULL, 0);
+    sodium_bin2hex(key_id, sizeof key_id, hash, 16);
     snprintf(seeds[2], sizeof seeds[2],
-             "{\"parameters\":{\"keyId\":\"0123456789abcdef0123456789abcdef\",\"publicKey\":\"BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=\","
+             "{\"parameters\":{\"keyId\":\"%s\",\"publicKey\":\"BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcHBwc=\","
              "\"signature\":\"%s\",\"pinPolicyOutdated\":false,\"failedAttemptsCleared\":2}}",
-             "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==");
+             key_id, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==");
     static const char tokens[] = "{}[]\",:\\0123456789-+.eEtrufalsn \x00\x7f\xc3\xa9\xed\xf4\xff";
     unsigned long runs = 0;
     for (int s = 0; s < 3; s++) {

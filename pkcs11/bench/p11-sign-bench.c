@@ -3,7 +3,9 @@
  * C loop for every party, so that they compare (Benchmarks/pinvault-bench,
  * PKCS11SignBenchmark.swift). The PIN comes on standard input.
  *
- *   p11-sign-bench pkcs11 MODULE TOKEN_LABEL ROUNDS CALLS   C_SignInit + C_Sign of 32 bytes (CKM_EDDSA)
+ *   p11-sign-bench pkcs11 MODULE TOKEN_LABEL ROUNDS CALLS [MECHANISM]
+ *                                                          C_SignInit + C_Sign of 32 bytes, MECHANISM EDDSA
+ *                                                          (the default) or ECDSA (the 32 bytes as a SHA-256 digest)
  *   p11-sign-bench varlink USER KEY_ID ROUNDS CALLS        libpinvault's pinvault_sign (Varlink Sign)
  *   p11-sign-bench varlink-verify USER KEY_ID ROUNDS CALLS the same, each signature verified with the listed key
  *                                                          (what the module's C_Sign does before it returns one)
@@ -48,12 +50,14 @@ static unsigned char data[32] = "p11-sign-bench: 32 bytes signed";
 /* One round trip of the party under test. */
 struct party {
     CK_FUNCTION_LIST *p11;
+    CK_MECHANISM_TYPE mechanism;
     CK_SESSION_HANDLE session;
     CK_OBJECT_HANDLE key;
     pinvault_connection *vault;
     const char *key_id;
     bool verify;
-    unsigned char public_key[PINVAULT_PUBLIC_KEY_BYTES];
+    pinvault_algorithm algorithm;
+    struct pinvault_public_key public_key;
 };
 
 /* List's visitor: the public key of the party's credential. */
@@ -61,7 +65,8 @@ static void take_public_key(void *context, const pinvault_credential *credential
 {
     struct party *party = context;
     if (strcmp(pinvault_credential_key_id(credential), party->key_id) == 0) {
-        memcpy(party->public_key, pinvault_credential_public_key(credential), sizeof party->public_key);
+        party->algorithm = pinvault_credential_algorithm(credential);
+        party->public_key = *pinvault_credential_public_key(credential);
         party->verify = true;
     }
 }
@@ -70,7 +75,7 @@ static void sign_once(struct party *party)
 {
     unsigned char signature[64];
     if (party->p11 != NULL) {
-        CK_MECHANISM mechanism = {CKM_EDDSA, NULL, 0};
+        CK_MECHANISM mechanism = {party->mechanism, NULL, 0};
         CK_ULONG length = sizeof signature;
         CK_RV rv = party->p11->C_SignInit(party->session, &mechanism, party->key);
         if (rv == CKR_OK)
@@ -78,10 +83,11 @@ static void sign_once(struct party *party)
         if (rv != CKR_OK)
             fail("C_Sign", rv);
     } else {
-        int status = pinvault_sign(party->vault, party->key_id, data, sizeof data, signature);
+        struct pinvault_signature made;
+        int status = pinvault_sign(party->vault, party->key_id, data, sizeof data, &made);
         if (status != PINVAULT_OK)
             fail("pinvault_sign", (unsigned long)status);
-        if (party->verify && crypto_sign_verify_detached(signature, data, sizeof data, party->public_key) != 0)
+        if (party->verify && pinvault_verify(party->algorithm, &party->public_key, data, sizeof data, &made) != PINVAULT_OK)
             fail("a signature that does not verify", 0);
     }
 }
@@ -130,14 +136,19 @@ static void open_pkcs11(struct party *party, const char *module, const char *lab
 
 int main(int argc, char **argv)
 {
-    if (argc != 6) {
-        fprintf(stderr, "usage: p11-sign-bench pkcs11 MODULE TOKEN_LABEL ROUNDS CALLS | varlink[-verify] USER KEY_ID ROUNDS CALLS\n");
+    if (argc != 6 && !(argc == 7 && strcmp(argv[1], "pkcs11") == 0)) {
+        fprintf(stderr, "usage: p11-sign-bench pkcs11 MODULE TOKEN_LABEL ROUNDS CALLS [EDDSA|ECDSA] | "
+                        "varlink[-verify] USER KEY_ID ROUNDS CALLS\n");
         return 2;
     }
     int rounds = atoi(argv[4]), calls = atoi(argv[5]);
     char pin[1100];
     read_pin(pin, sizeof pin);
-    struct party party = {0};
+    struct party party = {.mechanism = CKM_EDDSA};
+    if (argc == 7 && strcmp(argv[6], "ECDSA") == 0)
+        party.mechanism = CKM_ECDSA;
+    else if (argc == 7 && strcmp(argv[6], "EDDSA") != 0)
+        fail("no such mechanism", 0);
     if (strcmp(argv[1], "pkcs11") == 0) {
         open_pkcs11(&party, argv[2], argv[3], pin);
     } else {
