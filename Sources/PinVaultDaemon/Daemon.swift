@@ -102,6 +102,11 @@ public enum Daemon {
             throw StartupError("state directory: \(error)")
         }
 
+        // The sockets first: a second daemon started on the same paths (a second `make
+        // run`) is told that another daemon holds them, before it opens the vault that
+        // daemon has open and reads its live write-ahead log as an unclean stop.
+        let listeners = try listen(configuration, logger: logger)
+
         let storePath = stateDirectory + "/vault.sqlite"
         let store: VaultStore
         do {
@@ -147,8 +152,6 @@ public enum Daemon {
             logger.warning("the descriptor limit is below server.max_connections; accepting pauses when it is reached",
                            metadata: ["limit": "\(descriptors)", "max_connections": "\(limits.maxConnections)"])
         }
-        let listeners = try listen(configuration, logger: logger)
-
         let vault = try VaultAssembly(
             configuration: configuration, store: store, pepper: pepper, logger: logger,
             processors: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))

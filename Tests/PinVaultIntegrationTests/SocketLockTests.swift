@@ -35,4 +35,27 @@ final class SocketLockTests: XCTestCase {
             XCTAssertEqual(try survivor.stop(), 0, survivor.log)
         }
     }
+
+    /// A second `make run` beside the first: the same sockets and the same state
+    /// directory. It must say that another daemon serves the socket, and not first read
+    /// the running daemon's live write-ahead log as a vault that was not closed cleanly.
+    func testASecondDaemonOnTheSameSocketsAndVault_saysTheSocketIsServed_notThatTheVaultWasNotClosedCleanly() throws {
+        let first = try TestDaemon()
+        try first.start()
+        let client = try first.connect()
+        _ = try client.register(user: "alice", pin: "258046")
+        client.close()
+        var wal = stat()
+        XCTAssertEqual(stat(first.stateDirectory + "/vault.sqlite-wal", &wal), 0)
+        XCTAssertGreaterThan(wal.st_size, 0, "the running daemon's write-ahead log holds frames")
+
+        let second = try TestDaemon()
+        try second.start(arguments: first.standardArguments, waitForSocket: false)
+        let status = second.waitForExit(timeout: 20)
+        XCTAssertNotNil(status, "the second daemon refuses to start:\n\(second.log)")
+        XCTAssertNotEqual(status, 0, second.log)
+        XCTAssertTrue(second.log.contains("in use by another process serving it"), second.log)
+        XCTAssertFalse(second.log.contains("not closed cleanly"), second.log)
+        XCTAssertEqual(try first.stop(), 0, first.log)
+    }
 }
