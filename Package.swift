@@ -108,7 +108,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "pinvaultd", dependencies: ["PinVaultDaemon"]),
+        .executableTarget(name: "pinvaultd", dependencies: ["PinVaultDaemon", "PinVaultSystem"]),
 
         // The per-user agent (pinvault agent): the ssh-agent door over pinvaultd, with prompts.
         .target(
