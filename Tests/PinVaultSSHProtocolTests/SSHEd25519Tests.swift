@@ -47,6 +47,10 @@ final class SSHEd25519Tests: XCTestCase {
             SSHAgentReply.signature(signature),
             Wire.frame(14, Wire.string(Wire.string("ssh-ed25519") + Wire.string(signature)))
         )
-        XCTAssertEqual(SSHAgentReply.queryAnswer(["query", "session-bind@openssh.com"]), Wire.frame(6, Wire.string("query") + Wire.string("session-bind@openssh.com")))
+        // SSH_AGENT_EXTENSION_RESPONSE (29), the extension's name, then the names it answers.
+        XCTAssertEqual(
+            SSHAgentReply.queryAnswer(["query", "session-bind@openssh.com"]),
+            Wire.frame(29, Wire.string("query") + Wire.string("query") + Wire.string("session-bind@openssh.com"))
+        )
     }
 }
