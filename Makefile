@@ -179,7 +179,16 @@ LIB_SOURCES  := libpinvault/pinvault.c libpinvault/pv_connection.c libpinvault/p
 LIB_HEADERS  := $(wildcard libpinvault/*.h)
 LIB_LINK     := -L$(LIB_BUILD) -lpinvault
 
-lib: deps $(LIB_FILE)
+lib: deps $(LIB_FILE) $(LIB_BUILD)/pinvault-uninstalled.pc
+
+# For C programs built against the checkout before make install (docs/LIBPINVAULT.md):
+# with PKG_CONFIG_PATH=.build-lib, pkg-config prefers this -uninstalled file, which
+# points at .build-lib and libpinvault/ (quoted: a checkout's path may hold spaces).
+$(LIB_BUILD)/pinvault-uninstalled.pc: libpinvault/pinvault.pc.in Makefile
+	@mkdir -p $(LIB_BUILD)
+	sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(CURDIR)/$(LIB_BUILD)|' -e 's|@INCLUDEDIR@|$(CURDIR)/libpinvault|' \
+		-e 's|@VERSION@|$(LIB_VERSION)|' -e 's|-L$${libdir}|-L"$${libdir}" -Wl,-rpath,"$${libdir}"|' \
+		-e 's|-I$${includedir}|-I"$${includedir}"|' libpinvault/pinvault.pc.in > "$@"
 
 $(LIB_FILE): $(LIB_SOURCES) $(LIB_HEADERS) libpinvault/libpinvault.map Makefile
 	@mkdir -p $(LIB_BUILD)
