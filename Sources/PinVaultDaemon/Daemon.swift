@@ -102,9 +102,20 @@ public enum Daemon {
             throw StartupError("state directory: \(error)")
         }
 
-        // The sockets first: a second daemon started on the same paths (a second `make
-        // run`) is told that another daemon holds them, before it opens the vault that
-        // daemon has open and reads its live write-ahead log as an unclean stop.
+        // Before the sockets are taken: taking systemd's clears LISTEN_FDS.
+        let limits = try serverLimits(configuration)
+        let exitOnIdle = configuration.server.exitOnIdleSeconds
+        if exitOnIdle > 0 && !SocketActivation.isActive {
+            throw StartupError(
+                "server.exit_on_idle_seconds is \(exitOnIdle), but pinvaultd was not socket-activated: "
+                    + "nothing would start it again (set it to 0, or start pinvaultd through pinvaultd.socket)",
+                .configuration
+            )
+        }
+        // The sockets next, before the vault: a second daemon started on the same paths
+        // (a second `make run`) is told that another daemon holds them, before it opens
+        // the vault that daemon has open and reads its live write-ahead log as an
+        // unclean stop.
         let listeners = try listen(configuration, logger: logger)
 
         let storePath = stateDirectory + "/vault.sqlite"
@@ -137,15 +148,6 @@ public enum Daemon {
         }
         try checkPepper(pepper, from: source, against: store, logger: logger)
 
-        let limits = try serverLimits(configuration)
-        let exitOnIdle = configuration.server.exitOnIdleSeconds
-        if exitOnIdle > 0 && !SocketActivation.isActive {
-            throw StartupError(
-                "server.exit_on_idle_seconds is \(exitOnIdle), but pinvaultd was not socket-activated: "
-                    + "nothing would start it again (set it to 0, or start pinvaultd through pinvaultd.socket)",
-                .configuration
-            )
-        }
         // Connections, the store, the listeners, epoll, eventfd, signalfd, logs.
         let descriptors = ProcessHardening.raiseDescriptorLimit()
         if descriptors < limits.maxConnections + 32 {
