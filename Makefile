@@ -415,7 +415,9 @@ install: $(if $(INSTALL_FROM),,install-build) pam
 	install -m 0755 "$(INSTALL_BIN)/pinvault" $(DESTDIR)$(BINDIR)/
 	@# The completions swift-argument-parser writes from the command's own options.
 	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	@# Sourced, not run: no #! line (lintian's bash-completion-with-hashbang).
 	"$(INSTALL_BIN)/pinvault" --generate-completion-script bash > $(DESTDIR)$(BASHCOMPDIR)/pinvault
+	sed -i -e '1{/^#!/d}' $(DESTDIR)$(BASHCOMPDIR)/pinvault
 	"$(INSTALL_BIN)/pinvault" --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_pinvault
 	"$(INSTALL_BIN)/pinvault" --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/pinvault.fish
 	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/pinvault $(DESTDIR)$(ZSHCOMPDIR)/_pinvault $(DESTDIR)$(FISHCOMPDIR)/pinvault.fish

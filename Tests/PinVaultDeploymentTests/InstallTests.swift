@@ -31,6 +31,8 @@ final class InstallTests: XCTestCase {
         }
         let bash = try Subprocess.run("/bin/bash", ["-n", destination + "/usr/local/share/bash-completion/completions/pinvault"])
         XCTAssertEqual(bash.status, 0, bash.description)
+        let sourced = (try? String(contentsOfFile: destination + "/usr/local/share/bash-completion/completions/pinvault", encoding: .utf8)) ?? ""
+        XCTAssertFalse(sourced.hasPrefix("#!"), "bash sources completions: no #! line (lintian)")
         let shipped = try String(contentsOfFile: TestDaemon.repositoryRoot + "/config/pinvaultd.toml", encoding: .utf8)
         XCTAssertEqual(try String(contentsOfFile: installation.configPath, encoding: .utf8), shipped)
         // The socket checks the pepper with the installed script, at the unit's path.
