@@ -36,8 +36,12 @@ RUN_DIR      := $(CURDIR)/run
 VENV         := $(CURDIR)/.venv
 BUILD_PACKAGES := libsodium-dev libsqlite3-dev libssl-dev pkg-config libpam0g-dev libp11-kit-dev
 TEST_PACKAGES  := python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client pamtester sudo pinentry-tty
+# paramiko: the ssh tests' client for login layouts OpenSSH's ssh never sends (an old banner's).
+TEST_PACKAGES  += python3-paramiko
 # The PKCS#11 module's clients and reference module (PinVaultPKCS11Tests, make bench).
 TEST_PACKAGES  += opensc gnutls-bin p11-kit p11-kit-modules softhsm2 python3-pykcs11
+# A software TPM for pinvault-seal-pepper's TPM2 path (SealPepperTPMTests, make package-test).
+TEST_PACKAGES  += swtpm swtpm-tools libtss2-tcti-swtpm0 tpm2-tools
 DEB_PACKAGES   := debhelper dpkg-dev lintian mmdebstrap
 # The ssh tests start their own sshd on 127.0.0.1 (PinVaultSSHTests); Debian's package
 # would also start the system's sshd, so test-deps stops and disables it again when it
@@ -551,7 +555,11 @@ deb: deb-packages
 # The .deb and its upgrade installed, used, upgraded and purged in a minimal Debian 12
 # root made by mmdebstrap (cached in .build-deb/), with no Swift toolchain in it. As
 # root only (chroot, mounts): scripts/package-test.sh says what it checks.
+# The postinst seals to a software TPM in each root (swtpm runs here).
+PACKAGE_TEST_PACKAGES := swtpm swtpm-tools tpm2-tools
+
 package-test: deb-packages
+	@$(MAKE) --no-print-directory apt-packages PACKAGES="$(PACKAGE_TEST_PACKAGES)"
 	scripts/package-test.sh
 
 # docs/man/pinvault.1, from the command's own help (swift-argument-parser's

@@ -103,7 +103,7 @@ let package = Package(
         ),
 
         // The client library and the command line.
-        .target(name: "PinVaultClient", dependencies: ["PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem"]),
+        .target(name: "PinVaultClient", dependencies: ["PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem"]),
         .executableTarget(
             name: "pinvault",
             dependencies: [
@@ -131,7 +131,7 @@ let package = Package(
         ),
         .target(
             name: "PinVaultTestKit",
-            dependencies: ["PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem"]
+            dependencies: ["PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultStore", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem"]
         ),
 
         // `make bench`: PinVault beside raw Argon2id and ssh-agent, in one run.
@@ -195,9 +195,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PinVaultIntegrationTests",
-            // The engine's KeyAccess and the store: DoorPurposeTests drives every door of
-            // the engine's table, and writes legacy credentials as the second release did.
-            dependencies: ["PinVaultTestKit", "PinVaultSystem", "PinVaultEngine", "PinVaultStore", "PinVaultCrypto"]
+            // The engine's KeyAccess: DoorPurposeTests drives every door of the engine's
+            // table, legacy credentials (written as the second release did) included.
+            dependencies: ["PinVaultTestKit", "PinVaultSystem", "PinVaultEngine", "PinVaultCrypto"]
         ),
         .testTarget(
             name: "PinVaultClientTests",

@@ -38,9 +38,13 @@
 #      reads the daemon's info and interface and calls GetPolicy;
 #    - the upgrade goes over it with both conffiles edited: both are kept and in force.
 #      For this install systemd's runtime directory is made by hand, so the postinst
-#      takes its systemd branch: pinvault-seal-pepper seals the plaintext pepper
-#      pinvaultd made (host key: no TPM2 here), and pinvaultd started with that
-#      credential decrypted (as LoadCredentialEncrypted= would) opens the old record.
+#      takes its systemd branch, with a TPM2: a software TPM (swtpm, run here, its socket
+#      in the root) that the root's own systemd-creds reaches through
+#      PINVAULT_TPM2_DEVICE=swtpm:path=…: pinvault-seal-pepper seals the plaintext pepper
+#      pinvaultd made to the TPM2 and the host key; the seal opens (--check), still opens
+#      after a firmware and Secure Boot update (PCRs 0, 2, 4, 7 extended), and pinvaultd
+#      started with it decrypted (as LoadCredentialEncrypted= would) opens the old
+#      record; a recovery key made of it seals the same pepper again on a TPM2 cleared.
 #      debhelper's systemctl calls fail there and are ignored, as its snippets do;
 #    - remove keeps vault, pepper and configuration; purge keeps a vault with
 #      credentials (uncounted without sqlite3, counted with it), deletes it with
@@ -131,7 +135,8 @@ if [ "${1:-}" = --inside ]; then
 		daemon_pid=
 		[ "$status" = 0 ] || { cat "$daemon_log" >&2; fail "pinvaultd exited $status after SIGTERM"; }
 	}
-	trap 'if [ -n "$daemon_pid" ]; then kill -KILL "$daemon_pid" 2>/dev/null || true; fi' EXIT
+	tpm_pid=
+	trap 'if [ -n "$daemon_pid" ]; then kill -KILL "$daemon_pid" 2>/dev/null || true; fi; stop_tpm' EXIT
 	# pinvaultd as the pinvault user on the default configuration and state directory,
 	# extra environment as NAME=VALUE arguments.
 	start_daemon() {
@@ -161,6 +166,43 @@ if [ "${1:-}" = --inside ]; then
 		printf '%s\n' "$output"
 	}
 	installed_version() { in_root dpkg-query -W -f '${db:Status-Abbrev}${Version}' pinvault 2>/dev/null || true; }
+
+	# A software TPM2 for the root: swtpm runs here, its socket at $tpm_device in the
+	# root. It has no resource manager, as /dev/tpmrm0 has: the sessions a client leaves
+	# loaded (systemd 252's decrypt leaves one) are flushed after each program.
+	tpm_state=$(mktemp -d)
+	tpm_socket=/tmp/swtpm/tpm.sock
+	tpm_device=swtpm:path=$tpm_socket
+	start_tpm() {
+		rm -rf "$tpm_state/state" "$root/tmp/swtpm"
+		mkdir -p "$tpm_state/state" "$root/tmp/swtpm"
+		swtpm_setup --tpm2 --tpmstate "$tpm_state/state" --pcr-banks sha256 >"$tpm_state/setup.log" 2>&1 \
+			|| { cat "$tpm_state/setup.log" >&2; fail "swtpm_setup"; }
+		# --daemon returns once its sockets listen.
+		swtpm socket --tpm2 --daemon --flags startup-clear --tpmstate "dir=$tpm_state/state" \
+			--server "type=unixio,path=$root$tpm_socket" --ctrl "type=unixio,path=$root$tpm_socket.ctrl" \
+			--pid "file=$tpm_state/pid" --log "file=$tpm_state/swtpm.log" || fail "swtpm did not start"
+		tpm_pid=$(cat "$tpm_state/pid")
+	}
+	stop_tpm() {
+		[ -n "$tpm_pid" ] || return 0
+		kill -TERM "$tpm_pid" 2>/dev/null || true
+		while kill -0 "$tpm_pid" 2>/dev/null && [ "$(ps -o stat= -p "$tpm_pid" | cut -c1)" != Z ]; do sleep 0.1; done
+		tpm_pid=
+	}
+	tpm_tool() { TPM2TOOLS_TCTI="swtpm:path=$root$tpm_socket" "$@" >/dev/null 2>&1; }
+	flush_tpm() {
+		for kind in --transient-object --loaded-session --saved-session; do
+			tpm_tool tpm2_flushcontext "$kind" || fail "tpm2_flushcontext $kind"
+		done
+	}
+	# pinvault-seal-pepper in the root, with the TPM2 named; the sessions flushed after.
+	seal_pepper_in_root() {
+		local status=0
+		in_root pinvault-seal-pepper --tpm2-device="$tpm_device" "$@" || status=$?
+		flush_tpm
+		return "$status"
+	}
 
 	# --- a clean root: no toolchain --------------------------------------------------
 	[ ! -e "$root/opt/swift" ] || fail "the root has /opt/swift"
@@ -360,9 +402,15 @@ if [ "${1:-}" = --inside ]; then
 	sed -i 's/^min_length = 6$/min_length = 8/' "$root/etc/pinvault/pinvaultd.toml"
 	grep -qx 'min_length = 8' "$root/etc/pinvault/pinvaultd.toml" || fail "could not edit pinvaultd.toml"
 	printf '# added by the package test\n13572468\n' >>"$root/etc/pinvault/deny-list.txt"
+	# The root's systemd-creds reaches swtpm through its TCTI (tpm2-tools brings the
+	# TSS libraries it loads).
+	apt_get install libtss2-tcti-swtpm0 tpm2-tools >"$root/tmp/tss.log" 2>&1 || { cat "$root/tmp/tss.log" >&2; fail "apt-get install libtss2-tcti-swtpm0"; }
+	start_tpm
 	mkdir -p "$root/run/systemd/system"
 	# shellcheck disable=SC2086
-	apt_get install "$upgrade" $c_upgrades >"$root/tmp/upgrade.log" 2>&1 || { cat "$root/tmp/upgrade.log" >&2; fail "apt-get install (upgrade)"; }
+	in_root env DEBIAN_FRONTEND=noninteractive PINVAULT_TPM2_DEVICE="$tpm_device" apt-get -q -y install "$upgrade" $c_upgrades \
+		</dev/null >"$root/tmp/upgrade.log" 2>&1 || { cat "$root/tmp/upgrade.log" >&2; fail "apt-get install (upgrade)"; }
+	flush_tpm
 	rmdir "$root/run/systemd/system"
 	[ "$(installed_version)" = "ii $upgrade_version" ] || fail "after the upgrade: '$(installed_version)'"
 	grep -qx 'min_length = 8' "$root/etc/pinvault/pinvaultd.toml" || fail "the edited pinvaultd.toml was not kept"
@@ -373,10 +421,20 @@ if [ "${1:-}" = --inside ]; then
 		|| { cat "$root/tmp/upgrade.log" >&2; fail "the postinst did not seal the existing pepper"; }
 	[ -f "$root/etc/credstore.encrypted/pinvault.pepper" ] || fail "no sealed pepper"
 
+	step "the postinst's seal to the TPM2 opens, and still opens after a firmware and Secure Boot update"
+	sed -n 's/^pinvault-seal-pepper: /    /p' "$root/tmp/upgrade.log"
+	seal_pepper_in_root --check >/dev/null || fail "the postinst's seal does not open (systemd $(in_root dpkg-query -W -f '${Version}' systemd))"
+	digest=$(printf '5a%.0s' {1..32})
+	tpm_tool tpm2_pcrextend "0:sha256=$digest" "2:sha256=$digest" "4:sha256=$digest" "7:sha256=$digest" || fail "tpm2_pcrextend"
+	seal_pepper_in_root --check >/dev/null || fail "a firmware update locked the postinst's seal away"
+
 	step "pinvaultd with the sealed pepper decrypted into \$CREDENTIALS_DIRECTORY opens the old record"
 	in_root install -d -m 0700 -o pinvault /run/credentials/pinvaultd.service
-	in_root systemd-creds decrypt --name=pinvault.pepper /etc/credstore.encrypted/pinvault.pepper \
+	in_root systemd-creds decrypt --name=pinvault.pepper --tpm2-device="$tpm_device" /etc/credstore.encrypted/pinvault.pepper \
 		/run/credentials/pinvaultd.service/pinvault.pepper
+	flush_tpm
+	cmp -s "$root/run/credentials/pinvaultd.service/pinvault.pepper" "$root/var/lib/pinvault/pepper" \
+		|| fail "the TPM2 seal does not hold the pepper pinvaultd made"
 	in_root chown pinvault /run/credentials/pinvaultd.service/pinvault.pepper
 	start_daemon CREDENTIALS_DIRECTORY=/run/credentials/pinvaultd.service
 	grep -q 'source=credentials' "$daemon_log" || { cat "$daemon_log" >&2; fail "pinvaultd did not load the pepper from the credential"; }
@@ -387,6 +445,23 @@ if [ "${1:-}" = --inside ]; then
 	expect_status 0 "auth after the upgrade" pinvault auth alice@example.org --challenge-hex 01 --pin-stdin <<<"$pin" >/dev/null
 	stop_daemon
 	rm -rf "$root/run/credentials"
+
+	step "a recovery key of the TPM2 seal brings the pepper back on a cleared TPM2"
+	seal_pepper_in_root --recovery-key-file=/root/pinvault-recovery-key >/dev/null || fail "no recovery key made"
+	[ "$(in_root stat -c %a /root/pinvault-recovery-key)" = 400 ] || fail "the recovery key is not 0400"
+	stop_tpm
+	start_tpm
+	refused=0
+	seal_pepper_in_root --check >/dev/null 2>"$root/tmp/check.log" || refused=$?
+	[ "$refused" = 1 ] && grep -q -- '--recover=' "$root/tmp/check.log" \
+		|| { cat "$root/tmp/check.log" >&2; fail "--check on a cleared TPM2: exit $refused"; }
+	seal_pepper_in_root --recover=/root/pinvault-recovery-key >/dev/null || fail "--recover"
+	seal_pepper_in_root --check >/dev/null || fail "the recovered seal does not open"
+	in_root systemd-creds decrypt --name=pinvault.pepper --tpm2-device="$tpm_device" /etc/credstore.encrypted/pinvault.pepper - \
+		2>/dev/null | cmp -s - "$root/var/lib/pinvault/pepper" || fail "the recovered seal holds another pepper"
+	flush_tpm
+	rm -f "$root/root/pinvault-recovery-key"
+	stop_tpm
 
 	# --- this release's lintian ---------------------------------------------------------
 	# make deb ran bookworm's lintian; a later release's knows more, the /usr-move among

@@ -95,6 +95,9 @@ extension PinVaultError {
 
         /// The daemon's socket could not be connected (`socket`: ENOENT, ECONNREFUSED, EACCES…).
         public static let daemonUnavailable = Code(interface: nil, name: "DaemonUnavailable")
+        /// The socket is served by a uid that is neither root, the `pinvault` user nor the
+        /// caller's own (`server`): nothing was sent, the connection is closed.
+        public static let untrustedServer = Code(interface: nil, name: "UntrustedServer")
         /// The connection ended (EOF or reset) before the reply; the connection is closed.
         public static let connectionLost = Code(interface: nil, name: "ConnectionLost")
         /// No reply came within the client's timeout; the connection is closed.
@@ -111,7 +114,7 @@ extension PinVaultError {
         /// Every code this release knows, the daemon's in the interface's order.
         public static let known: [Code] = VaultErrorName.allCases.map(Code.init) + [
             .invalidParameter, .permissionDenied, .methodNotFound, .interfaceNotFound,
-            .daemonUnavailable, .connectionLost, .timedOut, .cancelled, .protocolError, .pinConsumed,
+            .daemonUnavailable, .untrustedServer, .connectionLost, .timedOut, .cancelled, .protocolError, .pinConsumed,
         ]
     }
 
@@ -144,6 +147,9 @@ extension PinVaultError {
     public static func interfaceNotFound(_ interface: String) -> PinVaultError { .init(Code.interfaceNotFound, .name(interface)) }
     public static func daemonUnavailable(socketPath: String, errno: Int32) -> PinVaultError {
         .init(Code.daemonUnavailable, .socket(path: socketPath, errno: errno))
+    }
+    public static func untrustedServer(socketPath: String, uid: UInt32) -> PinVaultError {
+        .init(Code.untrustedServer, .server(path: socketPath, uid: uid))
     }
     public static let connectionLost = PinVaultError(Code.connectionLost)
     public static let timedOut = PinVaultError(Code.timedOut)

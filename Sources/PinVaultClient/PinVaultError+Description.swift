@@ -64,6 +64,9 @@ extension PinVaultError {
         case .daemonUnavailable:
             let (path, code) = socket ?? ("", 0)
             return "cannot connect to pinvaultd at \(path): \(String(cString: strerror(code)))"
+        case .untrustedServer:
+            let (path, uid) = server ?? ("", 0)
+            return "refusing \(path): it is served by uid \(uid), neither root, the pinvault user nor this user; nothing was sent"
         case .connectionLost:
             return "the connection to pinvaultd was lost"
         case .timedOut:

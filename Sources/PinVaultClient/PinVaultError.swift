@@ -33,6 +33,7 @@ public struct PinVaultError: Error, Equatable, Sendable, CustomStringConvertible
         /// The parameter, method or interface an `org.varlink.service` error names.
         case name(String)
         case socket(path: String, errno: Int32)
+        case server(path: String, uid: UInt32)
         case purpose(Credential.Purpose)
         case reason(String)
     }
@@ -97,6 +98,12 @@ public struct PinVaultError: Error, Equatable, Sendable, CustomStringConvertible
     /// `daemonUnavailable`: the socket path and the `errno` of connecting to it.
     public var socket: (path: String, errno: Int32)? {
         if case .socket(let path, let code) = detail { return (path, code) }
+        return nil
+    }
+
+    /// `untrustedServer`: the socket path and the uid that serves it.
+    public var server: (path: String, uid: UInt32)? {
+        if case .server(let path, let uid) = detail { return (path, uid) }
         return nil
     }
 

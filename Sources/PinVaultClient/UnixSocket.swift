@@ -24,13 +24,22 @@ final class UnixSocket: @unchecked Sendable {
     private var descriptor: Int32
 
     /// Connects to the socket at `path` (blocking; a local connect does not wait on the
-    /// daemon's work). The descriptor is close-on-exec.
+    /// daemon's work), served by a uid the client trusts (`TrustedServer`), or closes
+    /// it again before anything was sent. The descriptor is close-on-exec.
     init(path: String) throws(PinVaultError) {
+        let fd: Int32
         do {
-            descriptor = try PinVaultSystem.UnixSocket.connect(path: path)
+            fd = try PinVaultSystem.UnixSocket.connect(path: path)
         } catch {
             throw .daemonUnavailable(socketPath: path, errno: error.errno)
         }
+        do {
+            try TrustedServer.check(fd, path: path)
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        descriptor = fd
     }
 
     deinit {

@@ -10,8 +10,8 @@ extension VaultEngine {
         guard ownerUid == nil || call.caller.isAdmin else { return call.finish(.failure(.permissionDenied)) }
         let owner = ownerUid ?? call.caller.uid
         let use = KeyUse(access: .authenticate, message: challenge)
-        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin, use: use) { [self] record, seed, wrongPins throws(VaultError) in
-            try signed(challenge, pin: pin, record: record, seed: seed, failedAttemptsCleared: wrongPins, call: call)
+        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin, use: use) { [self] record, seed, rightPin throws(VaultError) in
+            try signed(challenge, pin: pin, record: record, seed: seed, rightPin: rightPin, call: call)
         }
     }
 
@@ -19,7 +19,7 @@ extension VaultEngine {
     /// weaker than today's KDF parameters while its seed is open (`upgradedSeal`).
     private func signed(
         _ challenge: [UInt8], pin: SecretBytes, record: CredentialRecord, seed: SecretBytes,
-        failedAttemptsCleared: Int, call: Call
+        rightPin: RightPin, call: Call
     ) throws(VaultError) -> VaultResult {
         let signature = try crypto(call) { () throws(CryptoError) in
             let keyPair = try SigningKeyPair(seed: seed)
@@ -27,15 +27,15 @@ extension VaultEngine {
         }
         let upgraded = try upgradedSeal(of: record, seed: seed, pin: pin, call: call)
         let time = now()
-        let resealed: Bool = try write(call) { writer in
-            guard let current = try writer.credential(keyId: record.keyId) else { return false }
-            var updated = cleared(current)
+        let (resealed, failedAttemptsCleared): (Bool, Int) = try write(call) { writer in
+            guard let current = try writer.credential(keyId: record.keyId) else { return (false, 0) }
+            var (updated, wrongPins) = clearing(current, by: rightPin)
             updated.lastUsedAt = time
             // A ChangePin that won a race keeps its seal; only the record we opened is upgraded.
             let reseal = upgraded != nil && current.sealed == record.sealed
             if reseal, let upgraded { updated.sealed = upgraded }
             try writer.update(updated)
-            return reseal
+            return (reseal, wrongPins)
         }
         stats.authenticationSucceeded()
         audit.record(.authenticationSucceeded, caller: call.caller, keyId: record.keyId, ownerUid: record.ownerUid)
@@ -54,19 +54,19 @@ extension VaultEngine {
         let violations = settings.policy.violations(of: newPin, current: currentPin)
         guard violations.isEmpty else { return call.finish(.failure(.pinPolicyViolation(violations))) }
         let owner = call.caller.uid
-        withPin(call, owner: owner, user: user, keyId: keyId, pin: currentPin) { [self] record, seed, wrongPins throws(VaultError) in
+        withPin(call, owner: owner, user: user, keyId: keyId, pin: currentPin) { [self] record, seed, rightPin throws(VaultError) in
             let resealed = try sealSeed(
                 seed, pin: newPin, purpose: record.purpose, ownerUid: owner, user: record.user, keyId: record.keyId, call: call
             )
-            let updated: CredentialRecord = try write(call) { writer in
+            let (updated, wrongPins): (CredentialRecord, Int) = try write(call) { writer in
                 guard let current = try writer.credential(keyId: record.keyId) else {
                     throw VaultError.noSuchCredential
                 }
-                var updated = cleared(current)
+                var (updated, wrongPins) = clearing(current, by: rightPin)
                 updated.sealed = resealed
                 updated.lastUsedAt = now()
                 try writer.update(updated)
-                return updated
+                return (updated, wrongPins)
             }
             audit.record(.pinChanged, caller: call.caller, keyId: record.keyId)
             endSessions(of: [record.keyId], call: call)

@@ -9,15 +9,16 @@ extension VaultEngine {
     /// Runs a PIN-taking request, in order: on the store queue, `admit` finds the
     /// credential and refuses it (no KDF, nothing counted) when it cannot take a PIN
     /// now; on a KDF thread, the attempt is counted durably, the PIN checked, the count
-    /// settled, and `body` runs with the credential, its opened seed, and
-    /// `failedAttemptsCleared`. A right PIN whose `body` fails leaves the count cleared
-    /// all the same. `admitting` may refuse the credential found, on the store queue,
-    /// before anything is counted (Unlock's full session table).
+    /// settled, and `body` runs with the credential, its opened seed, and the
+    /// `RightPin` whose `clearing` the body writes in its own transaction. A right PIN
+    /// whose `body` fails leaves the count cleared all the same. `admitting` may refuse
+    /// the credential found, on the store queue, before anything is counted (Unlock's
+    /// full session table).
     ///
     /// `failedAttemptsCleared` is the one definition every PIN call that succeeds
-    /// answers: the wrong PINs this success cleared, that is the credential's
-    /// `wrongPinsSinceSuccess` just before this attempt was counted — every wrong PIN
-    /// since the last right one, whatever Unblocks came between.
+    /// answers: the wrong PINs this success cleared (`clearing`) — every wrong PIN
+    /// answered since the last right one, whatever Unblocks came between, and none
+    /// whose check still runs beside it: those stay counted for the next success.
     ///
     /// `use`: the key use the call makes (Authenticate, Unlock), checked by
     /// `KeyAccess.check` before anything is counted; nil for the calls that manage a
@@ -25,7 +26,7 @@ extension VaultEngine {
     func withPin(
         _ call: Call, owner: UInt32, user: String, keyId: KeyID?, pin: SecretBytes, use: KeyUse? = nil,
         admitting: (@Sendable (CredentialRecord) throws(VaultError) -> Void)? = nil,
-        _ body: @escaping @Sendable (CredentialRecord, SecretBytes, _ failedAttemptsCleared: Int) throws(VaultError) -> VaultResult
+        _ body: @escaping @Sendable (CredentialRecord, SecretBytes, RightPin) throws(VaultError) -> VaultResult
     ) {
         onStore(call) { [self] () throws(VaultError) -> VaultResult? in
             let admitted = try admit(call, owner: owner, user: user, keyId: keyId, use: use)
@@ -117,6 +118,9 @@ extension VaultEngine {
         throw .internalError
     }
 
+    /// What the counting transaction found.
+    enum CountStart { case counted(CountedAttempt), refused(VaultError), wiped }
+
     /// An attempt counted durably, its PIN not yet checked.
     struct CountedAttempt {
         /// The record as the counting transaction wrote it.
@@ -125,6 +129,8 @@ extension VaultEngine {
         let before: FailureCounter
         /// When the attempt was counted (wall-clock seconds).
         let at: Int64
+        /// In flight until its check ends (`AttemptsInFlight`).
+        let inFlight: AttemptsInFlight.Attempt
     }
 
     /// Counts one attempt on the credential in one transaction, re-checking there that
@@ -132,8 +138,29 @@ extension VaultEngine {
     /// blocked, throttled or pending by then is refused without a KDF and uncounted.
     func countAttempt(keyId: KeyID, owner: UInt32, call: Call) throws(VaultError) -> CountedAttempt {
         let now = now()
-        enum Start { case counted(CountedAttempt), refused(VaultError), wiped }
-        let start: Start = try write(call) { writer in
+        let inFlight = attemptsInFlight.attempt(on: keyId)
+        let start: CountStart
+        do {
+            start = try writeCount(keyId: keyId, owner: owner, at: now, inFlight: inFlight, call: call)
+        } catch {
+            inFlight.settle()  // not counted after all: the transaction rolled back
+            throw error
+        }
+        switch start {
+        case .counted(let attempt):
+            return attempt
+        case .refused(let error):
+            throw error
+        case .wiped:
+            throw recordWiped(keyId, call: call)
+        }
+    }
+
+    /// `countAttempt`'s transaction.
+    private func writeCount(
+        keyId: KeyID, owner: UInt32, at now: Int64, inFlight: AttemptsInFlight.Attempt, call: Call
+    ) throws(VaultError) -> CountStart {
+        try write(call) { writer in
             guard var record = try writer.credential(keyId: keyId), record.ownerUid == owner else {
                 throw VaultError.noSuchCredential
             }
@@ -155,15 +182,8 @@ extension VaultEngine {
             let next = counter(of: record).beginningAttempt(now: now, policy: settings.lockout)
             counted.set(next)
             try writer.update(counted)
-            return .counted(CountedAttempt(record: counted, before: counter(of: record), at: now))
-        }
-        switch start {
-        case .counted(let attempt):
-            return attempt
-        case .refused(let error):
-            throw error
-        case .wiped:
-            throw recordWiped(keyId, call: call)
+            inFlight.begin()
+            return .counted(CountedAttempt(record: counted, before: counter(of: record), at: now, inFlight: inFlight))
         }
     }
 
@@ -172,28 +192,37 @@ extension VaultEngine {
         do {
             return (attempt.record, try openSeed(attempt.record.sealed, pin: pin))
         } catch .openFailed {
+            attempt.inFlight.settle()
             throw try settleWrongPin(attempt, call: call)
         } catch {
-            // Out of memory, say: the PIN was never checked, so the attempt must not count.
+            // Out of memory, say: the PIN was never checked, so the attempt must not count
+            // (unless other attempts moved the count since: then it stays, as a wrong PIN).
+            defer { attempt.inFlight.settle() }
             try rewriteCounter(of: attempt.record, to: attempt.before, call: call)
             throw failure(error, call)
         }
     }
 
-    /// Verifies `pin`, then runs `body` with the credential, its seed and the wrong PINs
-    /// this success clears (`withPin`). When `body` fails after a right PIN (a store
-    /// error, a lost race), the attempt counted is cleared all the same: only a wrong
-    /// PIN may count.
+    /// Verifies `pin`, then runs `body` with the credential, its seed and the
+    /// `RightPin` it clears the count with (`withPin`). When `body` fails after a right
+    /// PIN (a store error, a lost race), the count is cleared all the same: only a
+    /// wrong PIN may count. A body's clearing transaction is its last step that may
+    /// fail, so that a failed body's clearing never committed.
     func withVerifiedPin(
         _ pin: SecretBytes, keyId: KeyID, owner: UInt32, call: Call,
-        _ body: (CredentialRecord, SecretBytes, _ failedAttemptsCleared: Int) throws(VaultError) -> VaultResult
+        _ body: (CredentialRecord, SecretBytes, RightPin) throws(VaultError) -> VaultResult
     ) throws(VaultError) -> VaultResult {
         let attempt = try countAttempt(keyId: keyId, owner: owner, call: call)
         let (record, seed) = try check(pin, attempt, call: call)
+        let rightPin = RightPin(attempt: attempt.inFlight)
+        defer { rightPin.attempt.settle() }  // settled by the body's clearing, or the credential is gone
         do {
-            return try body(record, seed, attempt.before.wrongPinsSinceSuccess)
+            return try body(record, seed, rightPin)
         } catch {
-            try? rewriteCounter(of: record, to: .cleared, call: call)
+            try? write(call) { writer in
+                guard let current = try writer.credential(keyId: keyId) else { return }
+                try writer.update(clearing(current, by: rightPin).record)
+            }
             throw error
         }
     }
@@ -264,13 +293,6 @@ extension VaultEngine {
         endSessions(of: [keyId], call: call)
         stats.lockedOut()
         return .credentialWiped
-    }
-
-    /// `record` with its failure counter cleared (after a right PIN).
-    func cleared(_ record: CredentialRecord) -> CredentialRecord {
-        var record = record
-        record.set(.cleared)
-        return record
     }
 }
 

@@ -30,10 +30,10 @@ extension VaultEngine {
             }
         }
         let use = KeyUse(access: .unlock, message: nil)
-        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin, use: use, admitting: admitting) { [self] record, seed, wrongPins throws(VaultError) in
+        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin, use: use, admitting: admitting) { [self] record, seed, rightPin throws(VaultError) in
             try openSession(
                 call, record: record, seed: seed, pin: pin, ttlSeconds: ttl, boundConnection: boundConnection,
-                constraints: constraints, failedAttemptsCleared: wrongPins
+                constraints: constraints, rightPin: rightPin
             )
         }
     }
@@ -44,12 +44,12 @@ extension VaultEngine {
     /// before it (and the session is not opened).
     private func openSession(
         _ call: Call, record: CredentialRecord, seed: SecretBytes, pin: SecretBytes, ttlSeconds: Int64, boundConnection: UInt64?,
-        constraints: SessionConstraints, failedAttemptsCleared: Int
+        constraints: SessionConstraints, rightPin: RightPin
     ) throws(VaultError) -> VaultResult {
         let key = try crypto(call) { () throws(CryptoError) in try ProtectedSigningKey(seed: seed) }
         let upgraded = try upgradedSeal(of: record, seed: seed, pin: pin, call: call)
         let time = now()
-        let opened: SessionTable.Opened = try write(call) { writer in
+        let (opened, failedAttemptsCleared): (SessionTable.Opened, Int) = try write(call) { writer in
             guard let current = try writer.credential(keyId: record.keyId), current.ownerUid == record.ownerUid else {
                 throw VaultError.noSuchCredential
             }
@@ -59,19 +59,20 @@ extension VaultEngine {
             // A ChangePin (or a racing upgrade) re-sealed it since this PIN was checked:
             // the PIN may be the old one. Nothing is opened; a retry meets the new state.
             guard current.sealed == record.sealed else { throw VaultError.conflict }
-            var updated = cleared(current)
+            let (cleared, wrongPins) = clearing(current, by: rightPin)
+            var updated = cleared
             updated.lastUsedAt = time
             if let upgraded { updated.sealed = upgraded }
             try writer.update(updated)
             let certificates = record.purpose == .ssh ? try writer.certificates(keyId: record.keyId) : []
             do throws(SessionTable.Refusal) {
-                return try sessions.open(
+                return (try sessions.open(
                     keyId: record.keyId, owner: record.ownerUid, isAdmin: call.caller.isAdmin, user: record.user, label: record.label,
                     purpose: record.purpose, key: key,
                     ttlNanoseconds: UInt64(ttlSeconds) * 1_000_000_000, wallUntil: time + ttlSeconds,
                     boundConnection: boundConnection, constraints: constraints, certificates: certificates,
                     abandoned: call.isCancelled
-                )
+                ), wrongPins)
             } catch {
                 switch error {
                 case .full(let limit): throw VaultError.tooManySessions(limit: limit)

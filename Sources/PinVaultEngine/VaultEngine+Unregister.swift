@@ -10,38 +10,39 @@ extension VaultEngine {
             guard call.caller.isAdmin else { return call.finish(.failure(.permissionDenied)) }
             onStore(call) { [self] () throws(VaultError) -> VaultResult? in
                 let record = try read(call) { try resolve($0, owner: owner, user: user, keyId: keyId) }
-                return try markPending(record.keyId, call: call, clearingFailures: nil)
+                return try markPending(record.keyId, call: call, rightPin: nil)
             }
             return
         }
-        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin) { [self] record, _, wrongPins throws(VaultError) in
-            try markPending(record.keyId, call: call, clearingFailures: wrongPins)
+        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin) { [self] record, _, rightPin throws(VaultError) in
+            try markPending(record.keyId, call: call, rightPin: rightPin)
         }
     }
 
     /// Stores the hash of a fresh token with its expiry; the token itself goes only
-    /// to the caller. After a right PIN, `clearingFailures` is the wrong PINs it
-    /// cleared (the count is cleared); nil for an admin's call without a PIN.
-    private func markPending(_ keyId: KeyID, call: Call, clearingFailures: Int?) throws(VaultError) -> VaultResult {
+    /// to the caller. After a right PIN (`rightPin`) the count is cleared too; nil for
+    /// an admin's call without a PIN, which clears nothing.
+    private func markPending(_ keyId: KeyID, call: Call, rightPin: RightPin?) throws(VaultError) -> VaultResult {
         let (token, tokenHash) = try crypto(call) { () throws(CryptoError) in
             let token = try UnregistrationToken.generate()
             return (token, try UnregistrationToken.hash(token))
         }
         let time = now()
         let pending = PendingUnregistration(tokenHash: tokenHash, expiresAt: time + settings.unregisterExpirySeconds)
-        try write(call) { writer in
+        let failedAttemptsCleared: Int = try write(call) { writer in
             guard let record = try writer.credential(keyId: keyId) else { throw VaultError.noSuchCredential }
             if let existing = record.pendingUnregistration, existing.expiresAt > time {
                 throw VaultError.unregistrationPending(expiresAt: latestExpiry(existing.expiresAt, at: time))
             }
-            var updated = clearingFailures != nil ? cleared(record) : record
+            var (updated, wrongPins) = rightPin.map { clearing(record, by: $0) } ?? (record, 0)
             updated.pendingUnregistration = pending
             try writer.update(updated)
+            return wrongPins
         }
         audit.record(.unregisterBegin, caller: call.caller, keyId: keyId)
         endSessions(of: [keyId], call: call)
         return .unregistrationBegun(
-            keyId: keyId, token: token, expiresAt: pending.expiresAt, failedAttemptsCleared: clearingFailures ?? 0
+            keyId: keyId, token: token, expiresAt: pending.expiresAt, failedAttemptsCleared: failedAttemptsCleared
         )
     }
 
@@ -77,18 +78,27 @@ extension VaultEngine {
         guard let pin else {
             guard call.caller.isAdmin else { return call.finish(.failure(.permissionDenied)) }
             onStore(call) { [self] () throws(VaultError) -> VaultResult? in
-                try deleteAccount(owner: owner, user: user, failedAttemptsCleared: 0, call: call)
+                try deleteAccount(owner: owner, user: user, rightPin: nil, call: call)
             }
             return
         }
-        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin) { [self] _, _, wrongPins throws(VaultError) in
-            try deleteAccount(owner: owner, user: user, failedAttemptsCleared: wrongPins, call: call)
+        withPin(call, owner: owner, user: user, keyId: keyId, pin: pin) { [self] _, _, rightPin throws(VaultError) in
+            try deleteAccount(owner: owner, user: user, rightPin: rightPin, call: call)
         }
     }
 
-    /// Deletes every credential of `user` for `owner`, in one transaction.
-    private func deleteAccount(owner: UInt32, user: String, failedAttemptsCleared: Int, call: Call) throws(VaultError) -> VaultResult {
-        let deleted = try write(call) { try $0.deleteAll(ownerUid: owner, user: user) }
+    /// Deletes every credential of `user` for `owner`, in one transaction; after a right
+    /// PIN for one of them (`rightPin`), the wrong PINs its success clears are told.
+    private func deleteAccount(
+        owner: UInt32, user: String, rightPin: RightPin?, call: Call
+    ) throws(VaultError) -> VaultResult {
+        let (deleted, failedAttemptsCleared): ([KeyID], Int) = try write(call) { writer in
+            var wrongPins = 0
+            if let rightPin, let checked = try writer.credential(keyId: rightPin.attempt.keyId) {
+                wrongPins = clearing(checked, by: rightPin).failedAttemptsCleared
+            }
+            return (try writer.deleteAll(ownerUid: owner, user: user), wrongPins)
+        }
         guard !deleted.isEmpty else { throw .noSuchCredential }
         audit.record(.accountWiped, caller: call.caller, ownerUid: owner, count: deleted.count)
         endSessions(of: deleted, call: call)

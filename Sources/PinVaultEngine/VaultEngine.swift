@@ -79,6 +79,8 @@ public final class VaultEngine: Sendable {
     let signingQueue: WorkPool
     /// The unlock sessions (`VaultEngine+Sessions.swift`).
     let sessions: SessionTable
+    /// The PIN attempts counted and not settled, per credential (`withVerifiedPin`).
+    let attemptsInFlight = AttemptsInFlight()
     private let sweeper: WorkerThread?
     let stats = EngineStats()
     let audit: AuditLog

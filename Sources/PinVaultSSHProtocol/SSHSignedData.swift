@@ -169,9 +169,8 @@ public enum SSHSignedData: Equatable, Sendable {
 
     /// Whether `data` could be meant as SSH data by anyone, judged by layout alone and
     /// far more broadly than `parse` accepts: anything that opens with `SSHSIG`; any
-    /// message laid out as a userauth request (a string, byte 50, then the request's
-    /// strings and boolean in place, with or without a host key, and nothing more),
-    /// whatever its names and values; and anything that opens with an SSH string
+    /// message laid out as a userauth request sshd verifies, with the session
+    /// identifier as a string or bare (`hasUserauthLayout`), whatever its names and values; and anything that opens with an SSH string
     /// naming an OpenSSH certificate type (what a CA signs). The first two are what
     /// OpenSSH accepts from a key with a user's login (sshd) or signature (ssh-keygen
     /// -Y verify) behind it; the third what it accepts from a CA key.
@@ -179,12 +178,33 @@ public enum SSHSignedData: Equatable, Sendable {
         data.starts(with: sshsigMagic) || hasUserauthLayout(data) || opensWithCertificateType(data)
     }
 
+    /// How many bytes a bare session identifier may take: the exchange hash of every
+    /// key exchange SSH has (SHA-1's 20 bytes to SHA-512's 64), with room below.
+    static let bareSessionIdentifierSizes = 16...64
+
+    /// The layouts sshd reconstructs and verifies a user's signature over, whatever the
+    /// names and values in them:
+    /// - the session identifier as an SSH string (RFC 4252 §7), or — for clients whose
+    ///   banner sshd's compatibility table marks SSH_OLD_SESSIONID ("3.0 SecureCRT*",
+    ///   "1.7 SecureFX*"; still in OpenSSH 9 and 10) — bare, with no length before it;
+    /// - then byte 50 and three strings (user, service, method), followed by either
+    ///   `publickey`'s boolean, algorithm and key (and `-hostbound`'s host key), or
+    ///   `hostbased`'s algorithm, key, client host and client user.
     private static func hasUserauthLayout(_ data: UnsafeRawBufferPointer) -> Bool {
         var reader = SSHWireReader(data)
+        if (try? reader.string()) != nil, requestFollows(reader) { return true }
+        return bareSessionIdentifierSizes.contains { size in
+            size < data.count && requestFollows(SSHWireReader(UnsafeRawBufferPointer(rebasing: data[size...])))
+        }
+    }
+
+    /// Whether what `reader` has left is a userauth request after its session identifier.
+    private static func requestFollows(_ reader: SSHWireReader) -> Bool {
+        var reader = reader
         do throws(SSHAgentMessageError) {
-            _ = try reader.string()
             guard try reader.byte() == userauthRequestNumber else { return false }
             for _ in 0..<3 { _ = try reader.string() }  // user, service, method
+            if isHostbasedRest(reader) { return true }
             _ = try reader.byte()  // sig-follows
             for _ in 0..<2 { _ = try reader.string() }  // algorithm, key
             if !reader.isAtEnd { _ = try reader.string() }  // the host key
@@ -192,6 +212,13 @@ public enum SSHSignedData: Equatable, Sendable {
         } catch {
             return false
         }
+    }
+
+    /// `hostbased`'s algorithm, key, client host and client user, and nothing more.
+    private static func isHostbasedRest(_ reader: SSHWireReader) -> Bool {
+        var reader = reader
+        for _ in 0..<4 { guard (try? reader.string()) != nil else { return false } }
+        return reader.isAtEnd
     }
 
     /// `…-cert-v01@openssh.com` (PROTOCOL.certkeys), and its predecessor `-v00`.

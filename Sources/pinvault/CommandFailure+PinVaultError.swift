@@ -72,6 +72,10 @@ extension CommandFailure {
                     parameters = [("socket", .string(socket.path)), ("errno", .int(Int(socket.errno)))]
                 }
                 message += " (is pinvaultd running? --socket or $PINVAULT_SOCKET names another socket)"
+            case .untrustedServer:
+                if let server = error.server {
+                    parameters = [("socket", .string(server.path)), ("uid", .int(Int(server.uid)))]
+                }
             case .protocolError:
                 parameters = [("reason", .string(error.reason ?? ""))]
             default:

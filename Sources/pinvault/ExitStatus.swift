@@ -41,7 +41,7 @@ enum ExitStatus: Int32, CaseIterable {
     /// The command line is wrong, no terminal to read a secret from, or the daemon
     /// refused a value as malformed (InvalidParameter).
     case usage = 64
-    /// pinvaultd cannot be reached on its socket, or is stopping (ShuttingDown).
+    /// pinvaultd cannot be reached on its socket (or an untrusted uid serves it: UntrustedServer), or is stopping (ShuttingDown).
     case unavailable = 69
 
     /// The status for a failed call. The daemon's own errors go through an exhaustive
@@ -70,7 +70,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .permissionDenied: self = .permissionDenied
         // A malformed token is an invalid one: it was read as a secret, not given as an option.
         case .invalidParameter: self = error.name == "token" ? .invalidToken : .usage
-        case .daemonUnavailable: self = .unavailable
+        case .daemonUnavailable, .untrustedServer: self = .unavailable
         default: self = .failure  // methodNotFound, interfaceNotFound, the transport's failures
         }
     }
@@ -93,7 +93,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .sessionRefused: "the session refuses this use (unlocked to confirm each use, or forwarding)"
         case .conflict: "the credential changed meanwhile: run it again (nothing was counted)"
         case .usage: "usage error, unknown command, no terminal for a secret, or a malformed value"
-        case .unavailable: "pinvaultd cannot be reached on its socket, or is stopping"
+        case .unavailable: "pinvaultd cannot be reached on its socket (or an untrusted uid serves it), or is stopping"
         }
     }
 

@@ -91,7 +91,7 @@ final class ErrorMappingTests: XCTestCase {
             .invalidToken, .busy(retryAfter: .milliseconds(250)), .conflict, .shuttingDown, .tooManySessions(limit: 16),
             .internalError, .invalidParameter("user"), .permissionDenied,
             .methodNotFound("M"), .interfaceNotFound("I"), .daemonUnavailable(socketPath: "/run/x", errno: ENOENT),
-            .connectionLost, .timedOut, .cancelled, .protocolError("why"), .pinConsumed,
+            .untrustedServer(socketPath: "/run/x", uid: 1234), .connectionLost, .timedOut, .cancelled, .protocolError("why"), .pinConsumed,
         ]
         for error in errors {
             XCTAssertFalse(error.description.isEmpty)

@@ -145,3 +145,37 @@ final class FailureCounterTests: XCTestCase {
         XCTAssertEqual(LockoutPolicy(maxAttempts: .max).maxWrongPinsSinceSuccess, .max)
     }
 }
+
+/// What a right PIN leaves when other attempts are still being checked
+/// (`FailureCounter.afterRightPin`): those stay counted, the rest is cleared and told.
+final class FailureCounterRightPinTests: XCTestCase {
+    private let policy = LockoutPolicy(throttleAfter: 5, throttleBaseSeconds: 30, maxAttempts: 10)
+
+    func testAlone_clearsEverything_andTellsTheWrongPinsBeforeIt() {
+        let (counter, told) = FailureCounter(failedAttempts: 3).afterRightPin(stillPending: 0, policy: policy)
+        XCTAssertEqual(counter, .cleared)
+        XCTAssertEqual(told, 2, "three counted: two wrong PINs and its own attempt")
+    }
+
+    func testBesidePendingAttempts_keepsThemCounted_andTellsOnlyTheOthers() {
+        let (counter, told) = FailureCounter(failedAttempts: 4).afterRightPin(stillPending: 2, policy: policy)
+        XCTAssertEqual(counter, FailureCounter(failedAttempts: 2))
+        XCTAssertEqual(told, 1)
+    }
+
+    func testAWaitStays_onlyWhileTheAttemptsStillCountedEarnOne() {
+        let waiting = FailureCounter(failedAttempts: 7, lockedUntil: 1_000_000, wrongPinsSinceSuccess: 7)
+        XCTAssertEqual(waiting.afterRightPin(stillPending: 5, policy: policy).counter.lockedUntil, 1_000_000)
+        XCTAssertNil(waiting.afterRightPin(stillPending: 4, policy: policy).counter.lockedUntil)
+    }
+
+    /// After an Unblock (failures 0, the wrong PINs since the last success kept), the
+    /// pending attempts add no failures back, and the told count never goes negative.
+    func testAfterAnUnblock_addsNoFailures_andNeverTellsLessThanZero() {
+        let unblocked = FailureCounter(failedAttempts: 0, lockedUntil: nil, wrongPinsSinceSuccess: 12)
+        let (counter, told) = unblocked.afterRightPin(stillPending: 1, policy: policy)
+        XCTAssertEqual(counter, FailureCounter(failedAttempts: 0, lockedUntil: nil, wrongPinsSinceSuccess: 1))
+        XCTAssertEqual(told, 10)
+        XCTAssertEqual(FailureCounter.cleared.afterRightPin(stillPending: 3, policy: policy).wrongPinsCleared, 0)
+    }
+}

@@ -9,57 +9,38 @@ import XCTest
 /// refuses a `<state>/pepper` the vault was not sealed with, never changes the mode of a
 /// directory it did not create, and otherwise seals (the Debian postinst runs it so).
 final class SealPepperScriptTests: XCTestCase {
-    private static let script = TestDaemon.repositoryRoot + "/packaging/pinvault-seal-pepper"
     /// The uid the unit's `User=pinvault` runs as, in these tests (as in the unit sandbox's).
     private static let pinvaultUid: UInt32 = 64000
-    private var creds = ""
-    private var scratch = ""
-    private var environment: [String: String] = [:]
+    private var script: SealPepperScript!
+    private var scratch: String { script.scratch.path }
+    private var environment: [String: String] { script.environment }
 
     override func setUpWithError() throws {
-        guard let found = ["/usr/bin/systemd-creds", "/bin/systemd-creds"].first(where: {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }) else {
+        guard let made = try SealPepperScript() else {
             print("SealPepperScriptTests: SKIPPED — systemd-creds is not installed, so pinvault-seal-pepper was NOT tested")
             throw XCTSkip("systemd-creds is not installed: pinvault-seal-pepper is not tested")
         }
-        creds = found
-        var template = Array("/tmp/pinvault-seal-test-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
-        scratch = String(cString: made)
-        environment = ProcessInfo.processInfo.environment
-        // A scratch host key instead of /var/lib/systemd/credential.secret.
-        environment["SYSTEMD_CREDENTIAL_SECRET"] = scratch + "/credential.secret"
+        script = made
     }
 
     override func tearDownWithError() throws {
-        if !scratch.isEmpty { try? FileManager.default.removeItem(atPath: scratch) }
+        script = nil
     }
 
     private func seal(state: String, output: String) throws -> Subprocess.Result {
-        try Subprocess.run("/bin/bash", [Self.script, "--with-key=host", "--state-directory=\(state)", "--output=\(output)"],
-                           environment: environment)
+        try run(["--with-key=host", "--state-directory=\(state)", "--output=\(output)"])
     }
 
     private func decrypt(_ sealed: String) throws -> [UInt8] {
-        let plain = scratch + "/decrypted-\(UUID().uuidString)"
-        let result = try Subprocess.run(creds, ["decrypt", "--name=pinvault.pepper", sealed, plain], environment: environment)
-        XCTAssertEqual(result.status, 0, result.description)
-        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: plain)))
+        try script.decrypt(sealed)
     }
 
     private func mode(of path: String) -> mode_t {
-        var info = stat()
-        return stat(path, &info) == 0 ? info.st_mode & 0o7777 : 0
+        SealPepperScript.mode(of: path)
     }
 
-    /// A real vault: pinvaultd made the state directory, its pepper and one credential.
     private func vaultWithACredential() throws -> TestDaemon {
-        let daemon = try TestDaemon()
-        try daemon.start()
-        try daemon.connect().register(user: "alice", pin: "258046")
-        XCTAssertEqual(try daemon.stop(), 0, daemon.log)
-        return daemon
+        try SealPepperScript.vaultWithACredential()
     }
 
     func testAVaultWithCredentials_andNoPepperAtHand_isRefused_namingBoth() throws {
@@ -108,7 +89,7 @@ final class SealPepperScriptTests: XCTestCase {
 
         let again = try seal(state: scratch + "/no-state-yet", output: existing + "/pinvault.pepper")
         XCTAssertEqual(again.status, 0, again.description)
-        XCTAssertTrue(again.standardOutput.contains("nothing to do"), again.description)
+        XCTAssertTrue(again.standardOutput.contains("opens here; nothing to do"), again.description)
     }
 
     func testAnEmptyVault_withoutAPepper_getsANewOne() throws {
@@ -121,25 +102,28 @@ final class SealPepperScriptTests: XCTestCase {
         XCTAssertTrue(result.standardOutput.contains("sealed a new pepper"), result.description)
     }
 
-    // MARK: Pepper custody (DESIGN §19)
+    // MARK: Pepper custody: no PCR an update changes, a recovery key, a seal that opens
 
     /// A `systemd-creds` first in PATH that records each call's arguments, one per line
-    /// after a `--` line, and runs the real one; `swap` runs before an `encrypt` first —
-    /// after its input arrived, when that is stdin (then whatever fed it has read its file).
-    private func standIn(swap: String = "") throws -> (environment: [String: String], record: String) {
+    /// after a `--call--` line, and runs the real one; `swap` runs before an `encrypt` first —
+    /// after its input arrived, when that is stdin (then whatever fed it has read its file);
+    /// `decrypt`, when given, runs instead of every real `decrypt`.
+    private func standIn(swap: String = "", decrypt: String = "") throws -> (environment: [String: String], record: String) {
         let bin = scratch + "/bin"
         XCTAssertEqual(mkdir(bin, 0o755), 0)
         let record = scratch + "/systemd-creds.calls"
-        let script = """
+        let body = """
             #!/bin/bash
-            { echo --; printf '%s\\n' "$@"; } >>\(TestDaemon.tomlString(record))
+            { echo --call--; printf '%s\\n' "$@"; } >>\(TestDaemon.tomlString(record))
             if [ "$1" = encrypt ]; then
                 for argument; do [ "$argument" = - ] && /usr/bin/python3 -c 'import select, sys; select.select([sys.stdin], [], [])'; done
                 \(swap.isEmpty ? ":" : swap)
+            elif [ "$1" = decrypt ]; then
+                \(decrypt.isEmpty ? ":" : decrypt)
             fi
-            exec \(creds) "$@"
+            exec \(script.creds) "$@"
             """
-        try script.write(toFile: bin + "/systemd-creds", atomically: true, encoding: .utf8)
+        try body.write(toFile: bin + "/systemd-creds", atomically: true, encoding: .utf8)
         XCTAssertEqual(chmod(bin + "/systemd-creds", 0o755), 0)
         var environment = self.environment
         environment["PATH"] = bin + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
@@ -148,12 +132,12 @@ final class SealPepperScriptTests: XCTestCase {
 
     /// The arguments of each `systemd-creds` call the stand-in saw.
     private func calls(_ record: String) throws -> [[String]] {
-        try String(contentsOfFile: record, encoding: .utf8).components(separatedBy: "--\n").dropFirst()
+        try String(contentsOfFile: record, encoding: .utf8).components(separatedBy: "--call--\n").dropFirst()
             .map { $0.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
     }
 
     private func run(_ arguments: [String], environment: [String: String]? = nil) throws -> Subprocess.Result {
-        try Subprocess.run("/bin/bash", [Self.script] + arguments, environment: environment ?? self.environment, timeout: 60)
+        try script.run(arguments, environment: environment)
     }
 
     /// bookworm's systemd-creds (252) and trixie's (257) bind PCR 7 unless told: a dbx
@@ -170,10 +154,71 @@ final class SealPepperScriptTests: XCTestCase {
         XCTAssertTrue(encrypt.contains("-"), "the pepper comes on stdin, never by a path: \(encrypt)")
         XCTAssertTrue(result.standardOutput.contains("--recovery-key-file="), "the seal says how to make a recovery key: \(result)")
 
+        let decrypts = try calls(record).filter { $0.first == "decrypt" }
+        XCTAssertTrue(decrypts.contains { $0.contains(output + ".new") }, "the seal was committed unopened: \(decrypts)")
+
         let bound = try run(["--with-key=tpm2", "--tpm2-pcrs=7", "--state-directory=\(scratch)/no-state", "--output=\(scratch)/other.pepper"])
         XCTAssertEqual(bound.status, 64, bound.description)
         XCTAssertTrue(bound.standardError.contains("--recovery-key-file"), bound.description)
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/other.pepper"))
+    }
+
+    /// A seal that does not open here is never written: systemd 252 sealed a TPM2
+    /// credential without PCRs that its own decrypt refused, and the package committed it.
+    /// With every decrypt failing, both PCR sets are tried, nothing is written, and the
+    /// reason is told.
+    func testASealThatDoesNotOpen_isNeverCommitted_andTheReasonIsTold() throws {
+        let (environment, record) = try standIn(decrypt: "echo 'TPM2 PCR bank invalid or not supported' >&2; exit 1")
+        let output = scratch + "/credstore/pinvault.pepper"
+        let result = try run(["--with-key=auto", "--state-directory=\(scratch)/no-state", "--output=\(output)"], environment: environment)
+        XCTAssertEqual(result.status, 1, result.description)
+        XCTAssertTrue(result.standardError.contains("no seal made here opens here"), result.description)
+        XCTAssertTrue(result.standardError.contains("PCRs none: TPM2 PCR bank invalid or not supported"), result.description)
+        XCTAssertTrue(result.standardError.contains("PCRs 23: TPM2 PCR bank invalid"), result.description)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output), "a seal that does not open was committed")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output + ".new"))
+        let pcrs = try calls(record).filter { $0.first == "encrypt" }.map { $0.first { $0.hasPrefix("--tpm2-pcrs=") } ?? "?" }
+        XCTAssertEqual(pcrs, ["--tpm2-pcrs=", "--tpm2-pcrs=23"])
+    }
+
+    /// An admin's own PCRs are sealed as given, or not at all: no other set is tried.
+    func testChosenPCRs_thatDoNotOpen_areNotReplacedByOthers() throws {
+        let (environment, record) = try standIn(decrypt: "exit 1")
+        let output = scratch + "/pinvault.pepper"
+        let result = try run(["--tpm2-pcrs=7", "--recovery-key-file=\(scratch)/key", "--state-directory=\(scratch)/no-state",
+                              "--output=\(output)"], environment: environment)
+        XCTAssertEqual(result.status, 1, result.description)
+        let pcrs = try calls(record).filter { $0.first == "encrypt" }.map { $0.first { $0.hasPrefix("--tpm2-pcrs=") } ?? "?" }
+        XCTAssertEqual(pcrs, ["--tpm2-pcrs=7"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/key"), "a recovery key of a seal never made")
+    }
+
+    /// The recovery key is the pepper in the clear: it goes only into a new regular file.
+    /// `set -C` refused only an existing regular file, so a FIFO there (or a link to one,
+    /// or a dangling link) took the key; now each is refused, and nothing is written.
+    func testARecoveryKeyFile_thatIsAFifoOrALink_isNeverWritten() throws {
+        let output = scratch + "/pinvault.pepper"
+        XCTAssertEqual(try run(["--with-key=host", "--state-directory=\(scratch)/no-state", "--output=\(output)"]).status, 0)
+        let fifo = scratch + "/fifo"
+        XCTAssertEqual(mkfifo(fifo, 0o666), 0)
+        // A reader waits on it, as an attacker's would: the old script's write went through.
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+        XCTAssertGreaterThanOrEqual(reader, 0)
+        defer { close(reader) }
+        let linkToFifo = scratch + "/link-to-fifo"
+        XCTAssertEqual(symlink(fifo, linkToFifo), 0)
+        let target = scratch + "/elsewhere"
+        let dangling = scratch + "/dangling"
+        XCTAssertEqual(symlink(target, dangling), 0)
+        for name in [fifo, linkToFifo, dangling] {
+            let result = try run(["--output=\(output)", "--recovery-key-file=\(name)"])
+            XCTAssertEqual(result.status, 73, "\(name): \(result)")
+            XCTAssertTrue(result.standardError.contains("only ever written into a new regular file"), result.description)
+        }
+        var byte: UInt8 = 0
+        XCTAssertLessThanOrEqual(read(reader, &byte, 1), 0, "the recovery key was written into the FIFO")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: target), "the recovery key was written through a dangling link")
     }
 
     /// The recovery path, with the host key standing in for the TPM2: the key goes into a
@@ -214,7 +259,7 @@ final class SealPepperScriptTests: XCTestCase {
         XCTAssertEqual(try decrypt(output), pepper)
     }
 
-    // MARK: The state directory is the pinvault user's (DESIGN §19)
+    // MARK: The state directory is the pinvault user's
 
     /// What the daemon's uid owns, as the unit's `User=pinvault` would: the state
     /// directory and everything in it, and a root-only secret beside it.

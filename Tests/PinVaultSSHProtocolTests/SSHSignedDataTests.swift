@@ -88,6 +88,36 @@ final class SSHSignedDataTests: XCTestCase {
         XCTAssertFalse(resembles(userauth(type: 51)), "another message number")
     }
 
+    /// The layout sshd verifies for clients whose banner it marks SSH_OLD_SESSIONID
+    /// ("3.0 SecureCRT*", "1.7 SecureFX*"): the session identifier bare, with no length
+    /// before it, then the usual request. The agents never sign it (OpenSSH's agent
+    /// does not either); Authenticate and Sign refuse it, for every size an exchange
+    /// hash may have and any bytes in it.
+    func testARequestAfterABareSessionIdentifier_resemblesSSHData_forEveryIdentifierOf16To64Bytes() {
+        var generator = SystemRandomNumberGenerator()
+        for size in 16...64 {
+            for _ in 0..<20 {
+                let identifier = (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let request = Array(userauth().dropFirst(4 + session.count))
+                let hostbound = Array(userauth(method: "publickey-hostbound-v00@openssh.com", hostKey: hostKey).dropFirst(4 + session.count))
+                XCTAssertTrue(resembles(identifier + request), "a bare \(size)-byte identifier: \(identifier)")
+                XCTAssertTrue(resembles(identifier + hostbound), "hostbound, a bare \(size)-byte identifier: \(identifier)")
+                XCTAssertNil(parse(identifier + request), "no agent signs the old layout")
+            }
+        }
+    }
+
+    /// sshd's `hostbased` request (a host key's signature): algorithm, key, client host
+    /// and client user after the method, no boolean; with the identifier as a string or bare.
+    func testAHostbasedRequest_resemblesSSHData() {
+        let rest = [50] + Wire.string("alice") + Wire.string("ssh-connection") + Wire.string("hostbased")
+            + Wire.string("ssh-ed25519") + Wire.string(key) + Wire.string("client.example.org.") + Wire.string("alice")
+        XCTAssertTrue(resembles(Wire.string(session) + rest))
+        XCTAssertTrue(resembles(session + rest))
+        XCTAssertFalse(resembles(Wire.string(session) + rest + [0]), "not with a trailing byte")
+        XCTAssertNil(parse(Wire.string(session) + rest))
+    }
+
     // MARK: SSHSIG
 
     func testAnSSHSIGPreimage_parses_forBothHashes_andEncodesBackToItself() throws {

@@ -1,16 +1,16 @@
 import Foundation
 import PinVaultCrypto
 import PinVaultStore
-import PinVaultTestKit
 
 /// Credentials as the second release made them — record format 1, no purpose, read as
 /// `legacy` — written into a stopped daemon's vault for the current uid, so that any
-/// uid's test can use them. (`SecondReleaseVaultTests` opens a vault the second
-/// release's binaries wrote, which only root's tests can use.)
-enum LegacyCredentials {
+/// uid's test can use them (the integration tests', and the ssh tests' legacy key in
+/// sshd). (`SecondReleaseVaultTests` opens a vault the second release's binaries
+/// wrote, which only root's tests can use.)
+public enum LegacyCredentials {
     /// Adds a legacy credential of `user` under `pin` to `daemon`'s vault (the daemon
     /// stopped, its pepper made); its key id.
-    static func add(to daemon: TestDaemon, user: String, label: String?, pin: String) throws -> String {
+    public static func add(to daemon: TestDaemon, user: String, label: String?, pin: String) throws -> String {
         let pepperBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: daemon.stateDirectory + "/pepper")))
         let pepper = try Pepper(secret: pepperBytes.withUnsafeBytes { try SecretBytes(copying: $0) })
         let seed = try Ed25519.generateSeed()
