@@ -29,7 +29,14 @@ final class SocketLockTests: XCTestCase {
             let survivor = loser.offset == 0 ? second : first
             let refused = loser.offset == 0 ? first : second
             XCTAssertTrue(refused.log.contains("in use"), refused.log)
-            let client = try VarlinkClient(socketPath: shared)
+            // The survivor took the lock first and binds once its vault is open.
+            var connected: VarlinkClient?
+            let served = Date().addingTimeInterval(20)
+            while connected == nil && Date() < served && survivor.process?.isRunning == true {
+                connected = try? VarlinkClient(socketPath: shared)
+                if connected == nil { usleep(20_000) }
+            }
+            let client = try XCTUnwrap(connected, "round \(round): the survivor does not serve:\n\(survivor.log)")
             XCTAssertNil(try client.call("io.pinvault.Vault.GetPolicy").error, "the survivor answers on the path")
             client.close()
             XCTAssertEqual(try survivor.stop(), 0, survivor.log)
