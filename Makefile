@@ -98,24 +98,30 @@ build: deps pam pkcs11
 # the Debian package (`make deb`) both run on a machine without the toolchain. Full
 # RELRO (-z relro -z now): the dynamic linker resolves every symbol at start and the
 # GOT is read-only after that, as Debian's hardening flags ask.
+# These flags get a build folder of their own, .build-release: a plain `swift build -c
+# release` in .build links against the toolchain's shared runtime (a RUNPATH into it),
+# and must never be what `make install` or `make deb` pick up. One `swift build` of
+# every target (swift build takes one --product at a time; two would build back to back).
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+RELEASE_SCRATCH := $(CURDIR)/.build-release
+RELEASE_BIN     := $(RELEASE_SCRATCH)/release
+RELEASE_BUILD    = $(SWIFT) build $(RELEASE_FLAGS) --scratch-path "$(RELEASE_SCRATCH)"
 
 release: deps
-	$(SWIFT) build $(RELEASE_FLAGS) --product pinvaultd
-	$(SWIFT) build $(RELEASE_FLAGS) --product pinvault
+	$(RELEASE_BUILD)
 
 # The release pinvaultd, built as make release builds it: MemoryHygieneTests scans
 # it beside the debug one, since it is what users run.
-RELEASE_DAEMON := $(CURDIR)/.build/release/pinvaultd
+RELEASE_DAEMON := $(RELEASE_BIN)/pinvaultd
 release-daemon: deps
-	$(SWIFT) build $(RELEASE_FLAGS) --product pinvaultd
+	$(RELEASE_BUILD) --product pinvaultd
 
 # The daemon in the foreground with both of its sockets (Varlink, ssh-agent) and its
 # state directory under ./run, so that it never takes the installed daemon's place in
-# /run/pinvault; the command line beside it is .build/release/pinvault.
+# /run/pinvault; the command line beside it is .build-release/release/pinvault.
 run: release
 	@mkdir -p "$(RUN_DIR)/state" && chmod 700 "$(RUN_DIR)" "$(RUN_DIR)/state"
-	"$(CURDIR)/.build/release/pinvaultd" \
+	"$(RELEASE_BIN)/pinvaultd" \
 		--config "$(CURDIR)/config/pinvaultd.toml" \
 		--socket "$(RUN_DIR)/io.pinvault.Vault" \
 		--ssh-agent-socket "$(RUN_DIR)/ssh-agent.sock" \
@@ -144,7 +150,7 @@ soak: test-deps venv
 	PINVAULT_SOAK=1 PINVAULT_PYTHON="$(VENV)/bin/python" $(SWIFT) test --filter 'PinVaultAdversarialTests.(CrashConsistency|PowerLoss|Flood|Authorization|OnlineGuessing)Tests'
 
 clean:
-	rm -rf .build .build-man .build-deb dist "$(PAM_BUILD)" "$(LIB_BUILD)" "$(PKCS11_BUILD)" "$(RUN_DIR)" "$(VENV)"
+	rm -rf .build .build-release .build-man .build-deb dist "$(PAM_BUILD)" "$(LIB_BUILD)" "$(PKCS11_BUILD)" "$(RUN_DIR)" "$(VENV)"
 
 # C code that other programs load (PAM into sudo, sshd and login; PKCS#11 into any
 # program) must not bring the Swift runtime: libpinvault, pam_pinvault.so and
@@ -173,7 +179,7 @@ C_TEST_FLAGS := -std=gnu11 -O1 -g $(C_WARNINGS) -fsanitize=address,undefined -fn
 # program. Its soname's version is the ABI's (libpinvault.map names every exported
 # symbol); the file's is the release's.
 LIB_BUILD    := .build-lib
-LIB_VERSION  := $(shell sed -n 's/^ *public static let current = "\([^"]*\)"$$/\1/p' Sources/PinVaultDaemon/DaemonOptions.swift)
+LIB_VERSION  := $(shell sed -n 's/^ *public static let current = "\([^"]*\)"$$/\1/p' Sources/PinVaultSystem/PinVaultVersion.swift)
 LIB_SONAME   := libpinvault.so.0
 LIB_FILE     := $(LIB_BUILD)/libpinvault.so.$(LIB_VERSION)
 LIB_SOURCES  := libpinvault/pinvault.c libpinvault/pv_connection.c libpinvault/pv_json.c libpinvault/pv_reply.c \
@@ -182,7 +188,16 @@ LIB_LIBS     := $(SODIUM_LIBS) $(CRYPTO_LIBS)
 LIB_HEADERS  := $(wildcard libpinvault/*.h)
 LIB_LINK     := -L$(LIB_BUILD) -lpinvault
 
-lib: deps $(LIB_FILE)
+lib: deps $(LIB_FILE) $(LIB_BUILD)/pinvault-uninstalled.pc
+
+# For C programs built against the checkout before make install (docs/LIBPINVAULT.md):
+# with PKG_CONFIG_PATH=.build-lib, pkg-config prefers this -uninstalled file, which
+# points at .build-lib and libpinvault/ (quoted: a checkout's path may hold spaces).
+$(LIB_BUILD)/pinvault-uninstalled.pc: libpinvault/pinvault.pc.in Makefile
+	@mkdir -p $(LIB_BUILD)
+	sed -e 's|@PREFIX@|$(CURDIR)|' -e 's|@LIBDIR@|$(CURDIR)/$(LIB_BUILD)|' -e 's|@INCLUDEDIR@|$(CURDIR)/libpinvault|' \
+		-e 's|@VERSION@|$(LIB_VERSION)|' -e 's|-L$${libdir}|-L"$${libdir}" -Wl,-rpath,"$${libdir}"|' \
+		-e 's|-I$${includedir}|-I"$${includedir}"|' libpinvault/pinvault.pc.in > "$@"
 
 $(LIB_FILE): $(LIB_SOURCES) $(LIB_HEADERS) libpinvault/libpinvault.map Makefile
 	@mkdir -p $(LIB_BUILD)
@@ -388,11 +403,15 @@ SYSUSERSDIR  ?= $(PREFIX)/lib/sysusers.d
 DOCDIR       ?= $(PREFIX)/share/doc/pinvault
 MANDIR       ?= $(PREFIX)/share/man
 VARLINKDIR   ?= $(PREFIX)/share/varlink
+# pinvault's shell completions, where bash-completion, Debian's zsh and fish look.
+BASHCOMPDIR  ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR   ?= $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR  ?= $(PREFIX)/share/fish/vendor_completions.d
 MANPAGES     := $(wildcard docs/man/*.[158])
 STATEDIR     ?= /var/lib/pinvault
 CREDSTORE    ?= /etc/credstore.encrypted
 INSTALL_FROM ?=
-INSTALL_BIN   = $(if $(INSTALL_FROM),$(INSTALL_FROM),$(CURDIR)/.build/release)
+INSTALL_BIN   = $(if $(INSTALL_FROM),$(INSTALL_FROM),$(RELEASE_BIN))
 MANDIR       ?= $(PREFIX)/share/man
 # PAM looks for modules in its own directory, whatever PREFIX is: /usr/lib/<multiarch>/
 # security, where trixie's libpam-modules puts pam_unix.so (Debian's /usr-move, DEP 17)
@@ -415,6 +434,14 @@ install: $(if $(INSTALL_FROM),,install-build) pam
 	install -m 0644 packaging/pam-configs/pinvault $(DESTDIR)$(PAMCONFIGDIR)/pinvault
 	install -m 0755 "$(INSTALL_BIN)/pinvaultd" $(DESTDIR)$(DAEMONDIR)/
 	install -m 0755 "$(INSTALL_BIN)/pinvault" $(DESTDIR)$(BINDIR)/
+	@# The completions swift-argument-parser writes from the command's own options.
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	@# Sourced, not run: no #! line (lintian's bash-completion-with-hashbang).
+	"$(INSTALL_BIN)/pinvault" --generate-completion-script bash > $(DESTDIR)$(BASHCOMPDIR)/pinvault
+	sed -i -e '1{/^#!/d}' $(DESTDIR)$(BASHCOMPDIR)/pinvault
+	"$(INSTALL_BIN)/pinvault" --generate-completion-script zsh > $(DESTDIR)$(ZSHCOMPDIR)/_pinvault
+	"$(INSTALL_BIN)/pinvault" --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/pinvault.fish
+	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/pinvault $(DESTDIR)$(ZSHCOMPDIR)/_pinvault $(DESTDIR)$(FISHCOMPDIR)/pinvault.fish
 	install -m 0755 packaging/pinvault-seal-pepper $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper
 	sed -e 's|^ExecStart=/usr/local/bin/pinvaultd --config /etc/pinvault/|ExecStart=$(DAEMONDIR)/pinvaultd --config $(SYSCONFDIR)/pinvault/|' \
 		-e 's|^LoadCredentialEncrypted=pinvault.pepper:/etc/credstore.encrypted/|LoadCredentialEncrypted=pinvault.pepper:$(CREDSTORE)/|' \
@@ -498,6 +525,7 @@ uninstall: uninstall-c
 		systemctl disable --now pinvaultd.socket pinvaultd.service 2>/dev/null || true; \
 	fi
 	rm -f $(DESTDIR)$(PAMCONFIGDIR)/pinvault $(DESTDIR)$(PAMDIR)/pam_pinvault.so
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/pinvault $(DESTDIR)$(ZSHCOMPDIR)/_pinvault $(DESTDIR)$(FISHCOMPDIR)/pinvault.fish
 	rm -f $(DESTDIR)$(DAEMONDIR)/pinvaultd $(DESTDIR)$(BINDIR)/pinvault $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper \
 		$(DESTDIR)$(UNITDIR)/pinvaultd.service $(DESTDIR)$(UNITDIR)/pinvaultd.socket \
 		$(DESTDIR)$(USERUNITDIR)/pinvault-agent.socket $(DESTDIR)$(USERUNITDIR)/pinvault-agent.service \
@@ -552,16 +580,19 @@ package-test: deb-packages
 	scripts/package-test.sh
 
 # docs/man/pinvault.1, from the command's own help (swift-argument-parser's
-# generate-manual, built from the checkout SwiftPM already has). Committed; a
-# deployment test checks that it names every subcommand.
+# generate-manual, built from the checkout SwiftPM already has), ending with the
+# sections written by hand in docs/man/pinvault.1.tail (KEY PURPOSES, AGENT, the
+# EXIT STATUS table, FILES, SEE ALSO) in place of the generated one-line EXIT STATUS.
+# Committed; deployment tests check that it names every subcommand and exit status.
 man: release
 	$(SWIFT) build -c release --package-path .build/checkouts/swift-argument-parser \
 		--scratch-path .build-man --product generate-manual
 	@mkdir -p .build-man/pages
-	.build-man/release/generate-manual .build/release/pinvault --output-directory .build-man/pages \
+	.build-man/release/generate-manual "$(RELEASE_BIN)/pinvault" --output-directory .build-man/pages \
 		--date "$$(date -u -d "$$(dpkg-parsechangelog -SDate)" +%Y-%m-%d)" --section 1
 	@# An empty line between paragraphs of a discussion is a warning in mdoc: .Pp instead.
-	sed -e 's/^$$/.Pp/' .build-man/pages/pinvault.1 > docs/man/pinvault.1
+	sed -e 's/^$$/.Pp/' -e '/^\.Sh "EXIT STATUS"$$/,$$d' .build-man/pages/pinvault.1 > docs/man/pinvault.1
+	cat docs/man/pinvault.1.tail >> docs/man/pinvault.1
 
 # Benchmarks (Benchmarks/pinvault-bench): KDF overhead, parallel throughput, round trips
 # beside ssh-agent, memory, scale to 100,000 credentials, cold start. BENCH_QUICK=1 runs a

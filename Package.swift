@@ -1,27 +1,10 @@
 // swift-tools-version:6.0
 //
-// PinVault — a local credential daemon for Linux. docs/ARCHITECTURE.md explains the
-// modules; dependencies point one way, down this list:
-//
-//   pinvaultd            the executable: flags, then Daemon.run
-//   PinVaultDaemon       configuration, start-up, and the one composition root (VaultAssembly)
-//   PinVaultVarlink      the io.pinvault.Vault front door: Varlink calls ⇄ engine requests
-//   PinVaultSSHAgent     the ssh-agent front door: OpenSSH agent messages ⇄ engine requests
-//   PinVaultTransport    the epoll loop, connections, peers, admission; knows no protocol
-//   PinVaultEngine       the vault: requests, PIN checks, lockout, pools; knows no protocol
-//   PinVaultStore        SQLite vault, schema and migrations, pepper file, state directory
-//   PinVaultProtocol     Varlink wire format: framing, JSON, messages, limits (no I/O)
-//   PinVaultSSHProtocol  ssh-agent wire format: framing, SSH strings, messages, key lines (no I/O)
-//   PinVaultCore         PIN policy, deny list, lockout schedule (pure values)
-//   PinVaultCrypto       every libsodium call, the secret types, the sealed-seed format
-//   PinVaultSystem       system calls (EINTR once), files, Unix socket addresses, locks
-//   CSodium, CSQLite, CPinVaultSystem   C modules, no logic
-//
-// Beside them: PinVaultClient (the library apps link) and pinvault (the command line)
-// over Protocol; PinVaultEmbedded (the in-process vault for the fuzzer and tests) and
-// PinVaultTestKit (launcher, raw client, memory reader) for tests, benchmarks and the
-// fuzzer only. The interface's Swift is generated from io.pinvault.Vault.varlink at
-// build time (Plugins/GenerateVarlinkInterface).
+// PinVault — a local credential daemon for Linux. docs/ARCHITECTURE.md has the module
+// map: what each module owns, and the one way dependencies point (the targets below
+// declare exactly those edges; scripts/check-module-dependencies.py checks the imports).
+// The interface's Swift is generated from io.pinvault.Vault.varlink at build time
+// (Plugins/GenerateVarlinkInterface).
 import PackageDescription
 
 let package = Package(
@@ -108,7 +91,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .executableTarget(name: "pinvaultd", dependencies: ["PinVaultDaemon"]),
+        .executableTarget(name: "pinvaultd", dependencies: ["PinVaultDaemon", "PinVaultSystem"]),
 
         // The per-user agent (pinvault agent): the ssh-agent door over pinvaultd, with prompts.
         .target(

@@ -16,7 +16,10 @@
 #    in .build-deb/apt-archives-SUITE.
 # 3. In that root, by chroot in a private mount namespace, with a fresh /run (so no
 #    systemd as PID 1) and no Swift toolchain, the same checks on every suite:
-#    - apt installs the .deb, resolving its Depends from Debian; the maintainer scripts
+#    - the README's install lines (`apt install ./dist/…`, run where a checkout has
+#      dist/) install the .deb and what it depends on, resolving the rest from Debian,
+#      and the optional PKCS#11 module; pinvault is at most 20 MiB, with its shell
+#      completions; the maintainer scripts
 #      create the user and the state directory, enable the socket, and say on stderr
 #      what they skipped;
 #    - the layout: every file of the package under /usr or /etc (Debian's /usr-move,
@@ -82,20 +85,34 @@ if [ "${1:-}" = --inside ]; then
 	mount --bind "$work/apt-archives-$suite" "$root/var/cache/apt/archives"
 	cp /etc/resolv.conf "$root/etc/resolv.conf"
 	cp "$package" "$upgrade" "$root/tmp/"
-	# --- libpinvault0 and pinvault-pkcs11 (issue 24), built beside each pinvault .deb:
-	# installed and upgraded with it (pam_pinvault.so links libpinvault.so.0).
-	c_packages= c_upgrades=
-	for name in libpinvault0 pinvault-pkcs11; do
+	# --- libpinvault0 and pinvault-pkcs11, built beside each pinvault .deb: the first
+	# build's in /tmp/checkout/dist, as `make deb` leaves them in a checkout, for the
+	# README's install lines; the upgrade's installed with it (pam_pinvault.so links
+	# libpinvault.so.0).
+	c_upgrades=
+	mkdir -p "$root/tmp/checkout/dist"
+	cp "$package" "$root/tmp/checkout/dist/"
+	for name in libpinvault0 pinvault-pkcs11 libpinvault-dev; do
 		for pair in "$package:$version" "$upgrade:$upgrade_version"; do
 			deb=${pair%:*} deb_version=${pair##*:}
 			companion=${deb%/*}/${name}_${deb_version}_${deb##*_}
-			[ -f "$companion" ] || fail "no $companion beside $deb"
-			cp "$companion" "$root/tmp/"
-			if [ "$deb" = "$package" ]; then c_packages="$c_packages /tmp/${companion##*/}"; else c_upgrades="$c_upgrades /tmp/${companion##*/}"; fi
+			[ -f "$companion" ] || companion=${deb%/*}/${name}_${deb_version}_all.deb
+			[ -f "$companion" ] || fail "no ${name}_${deb_version} beside $deb"
+			if [ "$deb" = "$package" ]; then
+				cp "$companion" "$root/tmp/checkout/dist/"
+			elif [ "$name" != libpinvault-dev ]; then
+				cp "$companion" "$root/tmp/"
+				c_upgrades="$c_upgrades /tmp/${companion##*/}"
+			fi
 		done
 	done
 	package=/tmp/${package##*/}
 	upgrade=/tmp/${upgrade##*/}
+	# The README's install lines, as a newcomer types them: `make deb && apt install
+	# ./dist/…` and the optional PKCS#11 module's `apt install ./dist/…`.
+	readme_installs=$(sed -n -e 's/^make deb && apt install \(\.\/dist\/.*\.deb\)$/\1/p' \
+		-e 's/^apt install \(\.\/dist\/pinvault-pkcs11_\*\.deb\) .*$/\1/p' "$repository/README.md")
+	[ "$(wc -l <<<"$readme_installs")" = 2 ] || fail "README.md has no 'make deb && apt install ./dist/…' and PKCS#11 install lines: $readme_installs"
 
 	in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
 	apt_get() { in_root env DEBIAN_FRONTEND=noninteractive apt-get -q -y "$@" </dev/null; }
@@ -192,10 +209,15 @@ if [ "${1:-}" = --inside ]; then
 	if in_root sh -c 'command -v swift swiftc' >/dev/null; then fail "the root has a Swift toolchain"; fi
 
 	# --- install ---------------------------------------------------------------------
-	step "$suite: apt-get install $package (Depends from the root's sources: $(cat "$root"/etc/apt/sources.list "$root"/etc/apt/sources.list.d/*.list 2>/dev/null | grep '^deb ' | cut -d' ' -f2- | paste -sd, -))"
+	step "$suite: the README's install lines in a checkout's place (Depends from the root's sources: $(cat "$root"/etc/apt/sources.list "$root"/etc/apt/sources.list.d/*.list 2>/dev/null | grep '^deb ' | cut -d' ' -f2- | paste -sd, -))"
 	apt_get update >/dev/null
-	# shellcheck disable=SC2086 # the companion packages' paths hold no spaces
-	apt_get install "$package" $c_packages >"$root/tmp/install.log" 2>&1 || { cat "$root/tmp/install.log" >&2; fail "apt-get install"; }
+	: >"$root/tmp/install.log"
+	while read -r debs; do
+		echo "package-test:     apt install $debs"
+		# The shell in the root expands the README's globs, as the reader's does.
+		in_root sh -c "cd /tmp/checkout && DEBIAN_FRONTEND=noninteractive apt-get -q -y install $debs" \
+			</dev/null >>"$root/tmp/install.log" 2>&1 || { cat "$root/tmp/install.log" >&2; fail "apt install $debs"; }
+	done <<<"$readme_installs"
 	[ "$(installed_version)" = "ii $version" ] || fail "installed: '$(installed_version)', expected 'ii $version'"
 	grep -q "no pepper sealed" "$root/tmp/install.log" || { cat "$root/tmp/install.log" >&2; fail "the postinst did not say it skipped the pepper"; }
 	grep -q "enabled for the next boot but not started" "$root/tmp/install.log" || fail "the postinst did not say it skipped starting the socket"
@@ -244,6 +266,15 @@ if [ "${1:-}" = --inside ]; then
 	[ ! -e "$root/etc/systemd/system/multi-user.target.wants/pinvaultd.service" ] || fail "pinvaultd.service enabled on its own"
 	[ ! -e "$root/etc/credstore.encrypted/pinvault.pepper" ] || fail "a pepper was sealed without systemd"
 	[ "$(in_root pinvaultd --version)" = "$upstream" ] || fail "pinvaultd --version: $(in_root pinvaultd --version), expected $upstream"
+	[ "$(in_root pinvault --version)" = "$upstream" ] || fail "pinvault --version: $(in_root pinvault --version), expected $upstream"
+	# The command line links no Foundation (its internationalization data alone is tens of MB).
+	cli_bytes=$(stat -c %s "$root/usr/bin/pinvault")
+	echo "package-test: /usr/bin/pinvault is $((cli_bytes / 1024)) KiB, /usr/sbin/pinvaultd $(($(stat -c %s "$root/usr/sbin/pinvaultd") / 1024)) KiB"
+	[ "$cli_bytes" -le $((20 * 1024 * 1024)) ] || fail "/usr/bin/pinvault is $cli_bytes bytes, more than 20 MiB"
+	for path in /usr/share/bash-completion/completions/pinvault /usr/share/zsh/vendor-completions/_pinvault \
+		/usr/share/fish/vendor_completions.d/pinvault.fish; do
+		grep -q 'change-pin' "$root$path" || fail "$path missing or naming no command"
+	done
 
 	step "ldd: no /opt/swift, nothing missing"
 	for binary in /usr/sbin/pinvaultd /usr/bin/pinvault "$pam_module"; do

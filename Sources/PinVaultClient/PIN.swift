@@ -87,6 +87,24 @@ public final class PIN: @unchecked Sendable {
         }
     }
 
+    /// A second PIN with the same bytes, in secret memory of its own: for a call that
+    /// consumes one (`checkPin`, before a new PIN is asked again) while the same PIN
+    /// is still needed (`register`). A consumed PIN's copy is consumed.
+    public func copy() -> PIN {
+        let copy = lock.withLock {
+            liveSecret?.withUnsafeBytes { bytes in
+                PIN(capacity: bytes.count) { buffer in
+                    buffer.copyMemory(from: bytes)
+                    return bytes.count
+                }
+            }
+        }
+        if let copy { return copy }
+        let consumed = PIN(capacity: 0) { _ in 0 }
+        consumed.wipe()
+        return consumed
+    }
+
     /// Moves the bytes out for one call and marks the PIN consumed; nil when it was
     /// consumed before. The caller wipes what it took once the call frame is written.
     func take() -> SecretBytes? {

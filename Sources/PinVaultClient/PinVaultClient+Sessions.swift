@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PinVaultProtocol
 
 /// Unlock sessions: a credential's key kept open for a while, so that signatures

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A successful `unlock`: the credential's key is open for the caller's uid until
 /// `unlockedUntil` (or `lock`, or a change of the credential), so `sign` and the

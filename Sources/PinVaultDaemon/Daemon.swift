@@ -102,6 +102,13 @@ public enum Daemon {
             throw StartupError("state directory: \(error)")
         }
 
+        // The socket paths are claimed (their locks taken) before the vault is opened: a
+        // second daemon started on the same paths (a second `make run`) is told that
+        // another daemon serves them, instead of opening the vault that daemon has open
+        // and reading its live write-ahead log as an unclean stop. They are bound below,
+        // once the vault is ready: a connection accepted means a daemon that answers.
+        let claims = try claim(configuration)
+
         let storePath = stateDirectory + "/vault.sqlite"
         let store: VaultStore
         do {
@@ -147,8 +154,7 @@ public enum Daemon {
             logger.warning("the descriptor limit is below server.max_connections; accepting pauses when it is reached",
                            metadata: ["limit": "\(descriptors)", "max_connections": "\(limits.maxConnections)"])
         }
-        let listeners = try listen(configuration, logger: logger)
-
+        let listeners = try listen(configuration, claims: claims, logger: logger)
         let vault = try VaultAssembly(
             configuration: configuration, store: store, pepper: pepper, logger: logger,
             processors: Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
@@ -254,8 +260,22 @@ public enum Daemon {
     /// `varlink`, when it is bound to `ssh_agent.socket_path`: one socket unit names
     /// all its sockets alike, so the shipped pinvaultd.socket, which lists both, is
     /// told apart by path.
+    /// The paths pinvaultd binds itself (none when systemd passes the sockets), each
+    /// claimed: the ssh-agent socket's, then the Varlink socket's.
+    private static func claim(_ configuration: DaemonConfiguration, unlessActivated: Bool = true) throws -> [UnixListener.Claim] {
+        if unlessActivated && SocketActivation.isActive { return [] }
+        do {
+            let agent = configuration.sshAgent.socketPath
+            return try ((agent.isEmpty ? [] : [agent]) + [configuration.server.socketPath]).map { path throws(ListenerError) in
+                try UnixListener.claim(path: path)
+            }
+        } catch {
+            throw StartupError("\(error)")
+        }
+    }
+
     private static func listen(
-        _ configuration: DaemonConfiguration, logger: Logger
+        _ configuration: DaemonConfiguration, claims: [UnixListener.Claim], logger: Logger
     ) throws -> [(socket: UnixListener, protocol: SocketProtocol)] {
         do {
             let inherited = SocketActivation.inheritedSockets()
@@ -281,12 +301,11 @@ public enum Daemon {
             // The Varlink socket last: once it accepts a connection, every socket is bound
             // (what a script or test that waits for the daemon waits for).
             let mode = mode_t(configuration.server.socketMode)
-            var listeners: [(socket: UnixListener, protocol: SocketProtocol)] = []
-            if !configuration.sshAgent.socketPath.isEmpty {
-                listeners.append((try UnixListener.bind(path: configuration.sshAgent.socketPath, mode: mode), .sshAgent))
+            // None claimed when LISTEN_FDS named sockets it could not pass (64 or more).
+            let claims = claims.isEmpty ? try claim(configuration, unlessActivated: false) : claims
+            return try claims.map { claim in
+                (try UnixListener.bind(claim, mode: mode), claim.path == configuration.server.socketPath ? .varlink : .sshAgent)
             }
-            listeners.append((try UnixListener.bind(path: configuration.server.socketPath, mode: mode), .varlink))
-            return listeners
         } catch let error as StartupError {
             throw error
         } catch {

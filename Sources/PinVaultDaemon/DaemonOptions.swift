@@ -23,8 +23,3 @@ public struct DaemonOptions: Sendable {
         self.exitOnIdleSeconds = exitOnIdleSeconds
     }
 }
-
-/// The daemon's version, as GetInfo reports it.
-public enum PinVaultVersion {
-    public static let current = "0.1.0"
-}

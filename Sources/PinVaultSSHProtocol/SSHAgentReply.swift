@@ -46,11 +46,15 @@ public enum SSHAgentReply {
         }
     }
 
-    /// The answer to the `query` extension (draft-miller-ssh-agent-04 §4.7.1):
-    /// SSH_AGENT_SUCCESS, then the name of each extension the agent supports.
+    /// The answer to the `query` extension, as OpenSSH's ssh-agent and the IETF's
+    /// agent draft give it: SSH_AGENT_EXTENSION_RESPONSE, the extension's name
+    /// (`query`) as every extension response begins, then the name of each extension
+    /// the agent supports. (The older draft-miller-ssh-agent answered
+    /// SSH_AGENT_SUCCESS and the names.)
     public static func queryAnswer(_ extensions: [String]) -> [UInt8] {
         frame { writer in
-            writer.byte(SSHAgentRequest.Number.success)
+            writer.byte(SSHAgentRequest.Number.extensionResponse)
+            writer.string(utf8: "query")
             for name in extensions { writer.string(utf8: name) }
         }
     }

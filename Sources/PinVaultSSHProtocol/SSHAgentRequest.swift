@@ -39,6 +39,7 @@ public enum SSHAgentRequest: Equatable, Sendable {
         public static let addSmartcardKeyConstrained: UInt8 = 26
         public static let `extension`: UInt8 = 27
         public static let extensionFailure: UInt8 = 28
+        public static let extensionResponse: UInt8 = 29
     }
 
     /// Parses one message (type byte and body). The fields each request has must all

@@ -129,9 +129,9 @@ public final class TestDaemon {
     }
 
     /// The release `pinvaultd` that users run (`make release`'s build, which `make test`
-    /// makes first): `PINVAULT_RELEASE_DAEMON` when set, else the release build beside
-    /// this debug one. Throws when there is none, so that a test of it fails rather
-    /// than skips.
+    /// makes first): `PINVAULT_RELEASE_DAEMON` when set, else the one in the
+    /// repository's `.build-release` (the Makefile's release folder). Throws when there
+    /// is none, so that a test of it fails rather than skips.
     public static func releaseBinaryPath() throws -> String {
         if let path = ProcessInfo.processInfo.environment["PINVAULT_RELEASE_DAEMON"], !path.isEmpty {
             guard FileManager.default.isExecutableFile(atPath: path) else {
@@ -139,10 +139,9 @@ public final class TestDaemon {
             }
             return path
         }
-        let debug = URL(fileURLWithPath: binaryPath).resolvingSymlinksInPath().deletingLastPathComponent()
-        let path = debug.deletingLastPathComponent().appendingPathComponent("release/pinvaultd").path
+        let path = repositoryRoot + "/.build-release/release/pinvaultd"
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw TestKitError("no release pinvaultd at \(path): make test builds it (swift build -c release --product pinvaultd)")
+            throw TestKitError("no release pinvaultd at \(path): make test builds it (make release-daemon)")
         }
         return path
     }

@@ -29,28 +29,48 @@ public final class UnixListener: @unchecked Sendable {
 
     deinit { close() }
 
-    /// Binds `path` with `mode`. Makes the parent directory (0755) when missing;
-    /// takes `<path>.lock` (refusing when another daemon holds it); replaces a stale
-    /// socket file; refuses a live socket or any other kind of file.
-    ///
-    /// The mode is given at bind, never set afterwards by path (`UnixSocket.bind`): a
-    /// `chmod(path)` after `bind` would follow a symlink swapped into the directory
-    /// meanwhile onto another file. Bind at start-up, before other threads make files.
-    public static func bind(path: String, mode: mode_t) throws(ListenerError) -> UnixListener {
+    /// A path this process will bind, its `<path>.lock` taken: claimed first at start-up,
+    /// so that a second daemon on the same path is told at once that another serves it
+    /// (before it opens anything else), and bound once the daemon is ready to answer
+    /// (`bind(_:mode:)`), so that a connection accepted means a daemon that serves.
+    /// Dropped unbound, it releases the lock.
+    public struct Claim: Sendable {
+        public let path: String
+        fileprivate let lock: FileLock
+    }
+
+    /// Claims `path`: makes its parent directory (0755) when missing and takes
+    /// `<path>.lock`, refusing when another daemon holds it.
+    public static func claim(path: String) throws(ListenerError) -> Claim {
         guard UnixSocketAddress(path: path) != nil else {
             throw .invalidPath(path, "must be 1–\(UnixSocketAddress.maxPathBytes) bytes")
         }
         try makeParentDirectory(of: path)
         let lockPath = lockPath(for: path)
-        let lock: FileLock
         do {
             guard let taken = try FileLock.tryExclusive(path: lockPath) else { throw ListenerError.lockHeld(path, lock: lockPath) }
-            lock = taken
+            return Claim(path: path, lock: taken)
         } catch let error as ListenerError {
             throw error
         } catch {
             throw .system(error as? SystemError ?? SystemError(call: "flock", errno: EIO))
         }
+    }
+
+    /// Binds `path` with `mode`: `claim(path:)`, then `bind(_:mode:)`.
+    public static func bind(path: String, mode: mode_t) throws(ListenerError) -> UnixListener {
+        try bind(try claim(path: path), mode: mode)
+    }
+
+    /// Binds a claimed path with `mode`: replaces a stale socket file; refuses a live
+    /// socket or any other kind of file.
+    ///
+    /// The mode is given at bind, never set afterwards by path (`UnixSocket.bind`): a
+    /// `chmod(path)` after `bind` would follow a symlink swapped into the directory
+    /// meanwhile onto another file. Bind at start-up, before other threads make files.
+    public static func bind(_ claim: Claim, mode: mode_t) throws(ListenerError) -> UnixListener {
+        let path = claim.path
+        let lock = claim.lock
         try removeStaleSocket(at: path)
 
         let fd: Int32

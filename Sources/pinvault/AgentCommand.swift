@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Logging
 import PinVaultConfiguration
 import PinVaultSystem
@@ -11,20 +11,20 @@ struct AgentCommand: ParsableCommand {
         commandName: "agent",
         abstract: "Run the per-user ssh-agent that asks for the PIN when ssh needs a key.",
         discussion: """
-            An ssh-agent for your ssh keys (registered with --purpose ssh), locked ones \\
-            too: when ssh or git asks it to sign with a locked key, it asks for the PIN \\
-            through pinentry (or SSH_ASKPASS), unlocks the key in pinvaultd for \\
-            unlock_ttl_seconds (default 15 minutes), and signs. A cancelled prompt costs no \\
-            attempt; after a wrong PIN the next prompt says how many are left. It offers the \\
-            certificates attached to a key (pinvault ssh-cert), refuses to sign for a \\
-            connection ssh forwarded (ssh -A) unless the key may be (allow_forwarding, or \\
-            pinvault unlock --allow-forwarding), and asks before each use of the keys named \\
+            An ssh-agent for your ssh keys (registered with --purpose ssh), locked ones \
+            too: when ssh or git asks it to sign with a locked key, it asks for the PIN \
+            through pinentry (or SSH_ASKPASS), unlocks the key in pinvaultd for \
+            unlock_ttl_seconds (default 15 minutes), and signs. A cancelled prompt costs no \
+            attempt; after a wrong PIN the next prompt says how many are left. It offers the \
+            certificates attached to a key (pinvault ssh-cert), refuses to sign for a \
+            connection ssh forwarded (ssh -A) unless the key may be (allow_forwarding, or \
+            pinvault unlock --allow-forwarding), and asks before each use of the keys named \
             in confirm. The user unit starts it on demand:
 
               systemctl --user enable --now pinvault-agent.socket
               export SSH_AUTH_SOCK=$XDG_RUNTIME_DIR/pinvault/agent.sock
 
-            Settings: [agent] in $XDG_CONFIG_HOME/pinvault/agent.toml (~/.config/…): \\
+            Settings: [agent] in $XDG_CONFIG_HOME/pinvault/agent.toml (~/.config/…): \
             unlock_ttl_seconds, prompt_timeout_seconds, pinentry, confirm, allow_forwarding.
             """
     )

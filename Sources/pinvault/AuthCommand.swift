@@ -30,12 +30,14 @@ struct AuthCommand: AsyncParsableCommand {
         try await global.run { console in
             let input = try pins.input()
             let bytes = try challenge.bytes(standardInputTaken: pins.readsStandardInput)
-            if input.isTerminal { try global.checkDaemon() }
+            let keyId = try await CredentialChoice.choose(
+                credential, global: global, input: input, purposes: [.authenticate, .login, .legacy], ownerUid: ownerUid
+            )
             let pin = try input.readPIN(prompt: "PIN for \(credential.user): ")
             let client = try global.connect()
             defer { client.close() }
             let result = try await client.authenticate(
-                user: credential.user, keyId: credential.keyId, pin: pin, challenge: bytes, ownerUid: ownerUid
+                user: credential.user, keyId: keyId, pin: pin, challenge: bytes, ownerUid: ownerUid
             )
             console.show(result.json) {
                 StandardStream.output.write(Table(headers: nil, rows: [

@@ -20,11 +20,11 @@ struct ChangePinCommand: AsyncParsableCommand {
     func run() async throws {
         try await global.run { console in
             let input = try pins.input()
-            if input.isTerminal { try global.checkDaemon() }
+            let keyId = try await CredentialChoice.choose(credential, global: global, input: input, purposes: nil)
             let currentPin = try input.readPIN(prompt: "Current PIN for \(credential.user): ")
             let newPin: PIN
             do {
-                newPin = try input.readNewPIN(prompt: "New PIN for \(credential.user): ")
+                newPin = try await input.readNewPIN(prompt: "New PIN for \(credential.user): ", policy: global.requirePolicy)
             } catch {
                 currentPin.wipe()
                 throw error
@@ -32,7 +32,7 @@ struct ChangePinCommand: AsyncParsableCommand {
             let client = try global.connect()
             defer { client.close() }
             let changed = try await client.changePin(
-                user: credential.user, keyId: credential.keyId, currentPin: currentPin, newPin: newPin
+                user: credential.user, keyId: keyId, currentPin: currentPin, newPin: newPin
             )
             console.show(.object([("credential", changed.json)])) {
                 console.say("Changed the PIN of \(changed.keyId) (\(changed.user)).")

@@ -27,7 +27,7 @@ extension CommandFailure {
                 parameters = [("violations", .array(error.violations.map { .string($0.rawValue) }))]
             case .ambiguousCredential:
                 parameters = [("keyIds", .array(error.keyIds.map { .string($0) }))]
-                message = "the user holds several credentials; choose one with --key-id:"
+                message = "the user holds several credentials; choose one with --label or --key-id:"
                     + error.keyIds.map { "\n  " + TerminalText.escaped($0) }.joined()
             case .tooManyCredentials:
                 parameters = [("limit", .int(error.limit ?? 0))]
@@ -51,7 +51,10 @@ extension CommandFailure {
                 parameters = [("limit", .int(error.limit ?? 0))]
             case .wrongPurpose:
                 parameters = [("purpose", .string(error.purpose?.rawValue ?? ""))]
-                message += " (pinvault register --purpose makes a key for it)"
+                // The door is this command: name it, and what the key is for.
+                let door = PinVaultCommand.invoked.isEmpty ? "this command" : "pinvault " + PinVaultCommand.invoked
+                message = "this key is for \(error.purpose?.rawValue ?? "another purpose"); \(door) cannot use it"
+                    + " (pinvault register --purpose makes a key for it)"
             }
         } else {
             switch error.code {

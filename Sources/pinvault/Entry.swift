@@ -19,6 +19,12 @@ enum Entry {
         signal(SIGPIPE, SIG_IGN)
         // Parsed first, here: global options may stand before the command's name
         // (`pinvault --socket PATH agent`), so only the parser knows which command runs.
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let unknown = PinVaultCommand.unknownHelpTopic(in: arguments) {
+            StandardStream.error.write("pinvault: \(unknown)\n")
+            exit(ExitStatus.usage.rawValue)
+        }
+        PinVaultCommand.invoked = PinVaultCommand.commandPath(in: arguments).path.joined(separator: " ")
         let command: any ParsableCommand
         do {
             command = try PinVaultCommand.parseAsRoot()

@@ -19,7 +19,7 @@ enum ExitStatus: Int32, CaseIterable {
     case blockedOrWiped = 4
     /// The PIN breaks the policy (also `check-pin` of such a PIN).
     case policyViolation = 5
-    /// No such credential, or several and no `--key-id` chose one.
+    /// No such credential, or several and neither `--label` nor `--key-id` chose one.
     case noSuchCredential = 6
     /// Only an admin may do this.
     case permissionDenied = 7
@@ -84,7 +84,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .lockedOut: "locked out after wrong PINs: wait and retry"
         case .blockedOrWiped: "credential blocked (an admin can unblock it) or wiped"
         case .policyViolation: "the PIN breaks the PIN policy"
-        case .noSuchCredential: "no such credential, or several and no --key-id"
+        case .noSuchCredential: "no such credential, or several and no --label or --key-id"
         case .permissionDenied: "permission denied (admins only)"
         case .busy: "the daemon is busy: retry shortly (nothing was counted)"
         case .invalidToken: "invalid or expired token, or an unregistration is pending"
@@ -92,7 +92,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .wrongPurpose: "the credential's key is for another purpose than this command"
         case .sessionRefused: "the session refuses this use (unlocked to confirm each use, or forwarding)"
         case .conflict: "the credential changed meanwhile: run it again (nothing was counted)"
-        case .usage: "usage error, no terminal for a secret, or a malformed value"
+        case .usage: "usage error, unknown command, no terminal for a secret, or a malformed value"
         case .unavailable: "pinvaultd cannot be reached on its socket (or an untrusted uid serves it), or is stopping"
         }
     }

@@ -55,6 +55,16 @@ struct GlobalOptions: ParsableArguments {
         try connect().close()
     }
 
+    /// Asks the daemon whether `pin` meets the policy (CheckPin, which counts and
+    /// stores nothing); a PIN that breaks it is PinPolicyViolation, as Register would
+    /// answer. Consumes `pin`.
+    func requirePolicy(_ pin: PIN) async throws {
+        let client = try connect()
+        defer { client.close() }
+        let check = try await client.checkPin(pin)
+        if !check.valid { throw CommandFailure(.pinPolicyViolation(check.violations)) }
+    }
+
     /// Runs `body`, then reports its failure (human or JSON) and ends with its status.
     /// When stdout could not be written (a closed pipe, a full disk), says so on stderr
     /// and ends with status 1 unless the command failed otherwise.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import PinVaultSystem
 import PinVaultTransport
 
 /// `pinvault`: the command line of PinVault.
@@ -26,6 +27,7 @@ struct PinVaultCommand: AsyncParsableCommand {
             Exit status:
             \(ExitStatus.table)
             """,
+        version: PinVaultVersion.current,
         subcommands: [
             PolicyCommand.self, CheckPinCommand.self, RegisterCommand.self, ListCommand.self,
             AuthCommand.self, ChangePinCommand.self, UnregisterCommand.self, WipeCommand.self,
@@ -39,3 +41,41 @@ struct PinVaultCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 }
 
+extension PinVaultCommand {
+    /// The command a command line runs, as the user typed it (`auth`, `ssh-cert add`):
+    /// the first word that names a command, and the words after it that name its
+    /// subcommands. Messages name it ("pinvault auth cannot use it"). Set by `Entry`.
+    nonisolated(unsafe) static var invoked = ""
+
+    /// The words of `arguments` that name a command and its subcommands; `unknown` is
+    /// the first word after `help` that names none.
+    static func commandPath(in arguments: [String]) -> (path: [String], unknown: String?) {
+        var words = arguments.filter { !$0.hasPrefix("-") }[...]
+        // Skip an option's value before the command (pinvault --socket PATH list).
+        while let first = words.first, first != "help", !configuration.subcommands.contains(where: { $0._commandName == first }) {
+            words = words.dropFirst()
+        }
+        let help = words.first == "help"
+        if help { words = words.dropFirst() }
+        var commands = configuration.subcommands
+        var path: [String] = []
+        for word in words {
+            guard let command = commands.first(where: { $0._commandName == word }) else {
+                return (path, help ? word : nil)
+            }
+            path.append(word)
+            commands = command.configuration.subcommands
+        }
+        return (path, nil)
+    }
+
+    /// `pinvault help TOPIC…` names commands that exist: swift-argument-parser prints the
+    /// whole help and exits 0 for a name it does not know, which hides a typo from a
+    /// script. Returns the usage error to report, or nil.
+    static func unknownHelpTopic(in arguments: [String]) -> String? {
+        let (path, unknown) = commandPath(in: arguments)
+        guard let unknown else { return nil }
+        let known = (["pinvault"] + path).joined(separator: " ")
+        return "no command \(TerminalText.escaped(unknown)) in \(known) (\(known) --help lists them)"
+    }
+}

@@ -52,7 +52,7 @@ struct RegisterCommand: AsyncParsableCommand {
         try await global.run { console in
             let input = try pins.input()
             if input.isTerminal { try global.checkDaemon() }
-            let pin = try input.readNewPIN(prompt: "New PIN for \(user): ")
+            let pin = try await input.readNewPIN(prompt: "New PIN for \(user): ", policy: global.requirePolicy)
             let client = try global.connect()
             defer { client.close() }
             let credential = try await client.register(

@@ -1,8 +1,9 @@
 import ArgumentParser
-import Foundation
+import Glibc
 import PinVaultClient
 import PinVaultProtocol
 import PinVaultSSHProtocol
+import PinVaultSystem
 
 /// `pinvault ssh-cert add|remove|list USER [--key-id ID] [CERTFILE]`
 struct SSHCertCommand: AsyncParsableCommand {
@@ -10,11 +11,11 @@ struct SSHCertCommand: AsyncParsableCommand {
         commandName: "ssh-cert",
         abstract: "Attach OpenSSH certificates to an ssh credential, detach them, list them.",
         discussion: """
-            A CA signs the credential's public key (ssh-keygen -s CA -I ID -n PRINCIPALS \\
-            KEY.pub, with the line `pinvault ssh-key` prints in KEY.pub) and gives back \\
-            KEY-cert.pub; `pinvault ssh-cert add USER KEY-cert.pub` attaches it. Both agents \\
-            then offer the certificate beside the key, and sign with the key for either, so \\
-            servers that trust the CA (TrustedUserCAKeys) let you in without your key in \\
+            A CA signs the credential's public key (ssh-keygen -s CA -I ID -n PRINCIPALS \
+            KEY.pub, with the line `pinvault ssh-key` prints in KEY.pub) and gives back \
+            KEY-cert.pub; `pinvault ssh-cert add USER KEY-cert.pub` attaches it. Both agents \
+            then offer the certificate beside the key, and sign with the key for either, so \
+            servers that trust the CA (TrustedUserCAKeys) let you in without your key in \
             authorized_keys. Only a user certificate of the credential's own key is taken.
             """,
         subcommands: [SSHCertAddCommand.self, SSHCertRemoveCommand.self, SSHCertListCommand.self]
@@ -28,13 +29,7 @@ struct CertificateFile: ParsableArguments {
 
     /// The certificate blob, checked to be a certificate of a key PinVault has.
     func blob() throws -> [UInt8] {
-        let text: String
-        if path == "-" {
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile().prefix(64 * 1024), as: UTF8.self)
-        } else {
-            guard let data = FileManager.default.contents(atPath: path) else { throw CommandFailure.usage("cannot read \(path)") }
-            text = String(decoding: data.prefix(64 * 1024), as: UTF8.self)
-        }
+        let text = String(decoding: try Self.contents(of: path), as: UTF8.self)
         let fields = text.split(whereSeparator: \.isWhitespace)
         guard fields.count >= 2, SSHCertificate.isTypeName(fields[0]),
               let blob = try? Base64.decode(String(fields[1])),
@@ -45,6 +40,27 @@ struct CertificateFile: ParsableArguments {
             throw CommandFailure.usage("\(path) holds no OpenSSH certificate of an \(types) key")
         }
         return blob
+    }
+
+    /// The file's first 64 KiB (a certificate line is far shorter), or standard input's.
+    private static func contents(of path: String) throws(CommandFailure) -> [UInt8] {
+        let limit = 64 * 1024
+        guard path == "-" else {
+            do {
+                return try RegularFile.read(path: path, maxBytes: limit)
+            } catch {
+                throw .usage("cannot read \(path): \(error)")
+            }
+        }
+        var bytes = [UInt8](repeating: 0, count: limit)
+        do {
+            let count = try bytes.withUnsafeMutableBytes { buffer in
+                try FileDescriptor.readFully(STDIN_FILENO, into: buffer)
+            }
+            return Array(bytes.prefix(count))
+        } catch {
+            throw .usage("cannot read standard input: \(error)")
+        }
     }
 }
 
@@ -61,12 +77,37 @@ struct SSHCertAddCommand: AsyncParsableCommand {
             let client = try global.connect()
             defer { client.close() }
             let chosen = try await CredentialChoice.resolve(credential, client: client, purposes: [.ssh])
+            try Self.check(blob, from: file.path, for: chosen)
             let updated = try await client.addSSHCertificate(keyId: chosen.keyId, certificate: blob)
             console.show(.object([("credential", updated.json)])) {
                 console.say("\(updated.sshCertificates.count) certificate(s) attached to \(updated.keyId).")
             }
             return .success
         }
+    }
+}
+
+extension SSHCertAddCommand {
+    /// Says what is wrong with a certificate the daemon would refuse for an ssh key
+    /// (as InvalidParameter "certificate"): a host certificate, or one of another key.
+    /// A key of another purpose is left to the daemon, which answers WrongPurpose.
+    static func check(_ blob: [UInt8], from path: String, for credential: Credential) throws(CommandFailure) {
+        guard credential.purpose == .ssh,
+              let certificate = try? blob.withUnsafeBytes({ bytes throws(SSHAgentMessageError) in try SSHCertificate(blob: bytes) })
+        else { return }
+        let problem: String
+        if certificate.kind != .user {
+            problem = "\(path) is a host certificate (ssh-keygen -s -h): only user certificates are attached"
+        } else if certificate.publicKey != credential.publicKey {
+            problem = "\(path) certifies another key, not the one of \(credential.keyId) "
+                + "(ssh-keygen -s signs the line `pinvault ssh-key \(credential.user) --key-id \(credential.keyId)` prints)"
+        } else {
+            return
+        }
+        throw CommandFailure(
+            status: .usage, message: problem, name: "org.varlink.service.InvalidParameter",
+            parameters: [("parameter", .string("certificate"))]
+        )
     }
 }
 

@@ -31,15 +31,23 @@ enum SecretInput {
     }
 
     /// Reads a new PIN: on a terminal twice, the two compared in constant time; from a
-    /// descriptor once.
-    func readNewPIN(prompt: String) throws(CommandFailure) -> PIN {
+    /// descriptor once. On a terminal, `policy` sees a copy of the first entry before
+    /// the second is asked (the daemon's CheckPin): a PIN the policy refuses is not
+    /// typed twice.
+    func readNewPIN(prompt: String, policy: (PIN) async throws -> Void) async throws -> PIN {
         let pin = try readPIN(prompt: prompt)
         guard case .terminal = self else { return pin }
+        do {
+            try await policy(pin.copy())
+        } catch {
+            pin.wipe()
+            throw error
+        }
         let repeated = try readPIN(prompt: "Repeat " + prompt.prefix(1).lowercased() + prompt.dropFirst())
         defer { repeated.wipe() }
         guard pin.constantTimeEquals(repeated) else {
             pin.wipe()
-            throw .pinsDiffer
+            throw CommandFailure.pinsDiffer
         }
         return pin
     }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import Glibc
 import PinVaultClient
 import Synchronization
@@ -52,20 +52,20 @@ struct UnlockCommand: AsyncParsableCommand {
     func run() async throws {
         try await global.run { console in
             let input = try pins.input()
-            if input.isTerminal { try global.checkDaemon() }
+            let keyId = try await CredentialChoice.choose(
+                credential, global: global, input: input, purposes: [.authenticate, .ssh, .legacy]
+            )
             let pin = try input.readPIN(prompt: "PIN for \(credential.user): ")
             let client = try global.connect()
             defer { client.close() }
             let session = try await client.unlock(
-                user: credential.user, keyId: credential.keyId, pin: pin, ttl: .seconds(ttl.seconds), bindToConnection: bind,
+                user: credential.user, keyId: keyId, pin: pin, ttl: .seconds(ttl.seconds), bindToConnection: bind,
                 confirmEachUse: confirm, allowForwarding: allowForwarding
             )
             console.show(session.json) {
                 console.say("Unlocked \(session.keyId) until \(WireText.time(session.unlockedUntil)).")
             }
-            if session.failedAttemptsCleared > 0 {
-                console.note("warning: \(session.failedAttemptsCleared) wrong PIN(s) were tried on this credential since its last use")
-            }
+            console.noteFailedAttemptsCleared(session.failedAttemptsCleared)
             guard bind else { return .success }
             return try await Self.holdSession(client, until: session.unlockedUntil, console: console)
         }

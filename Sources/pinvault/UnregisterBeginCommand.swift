@@ -24,14 +24,14 @@ struct UnregisterBeginCommand: AsyncParsableCommand {
     func run() async throws {
         try await global.run { console in
             var pin: PIN?
-            if !noPin {
-                let input = try pins.input()
-                if input.isTerminal { try global.checkDaemon() }
+            let input = noPin ? nil : try pins.input()
+            let keyId = try await CredentialChoice.choose(credential, global: global, input: input, purposes: nil)
+            if let input {
                 pin = try input.readPIN(prompt: "PIN for \(credential.user): ")
             }
             let client = try global.connect()
             defer { client.close() }
-            let pending = try await client.beginUnregister(user: credential.user, keyId: credential.keyId, pin: pin)
+            let pending = try await client.beginUnregister(user: credential.user, keyId: keyId, pin: pin)
             defer { pending.token.wipe() }
             console.show(pending.json) {
                 console.say("Unregistering \(pending.keyId) until \(WireText.time(pending.expiresAt)).")

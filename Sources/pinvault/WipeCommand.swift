@@ -36,12 +36,16 @@ struct WipeCommand: AsyncParsableCommand {
                 yes: yes
             )
             var pin: PIN?
+            var keyId = credential.keyId
             if !noPin {
-                pin = try pins.input().readPIN(prompt: "PIN for \(credential.user): ")
+                // Whose PIN: the one credential chosen now, before the PIN is typed.
+                let input = try pins.input()
+                keyId = try await CredentialChoice.choose(credential, global: global, input: input, purposes: nil, ownerUid: ownerUid)
+                pin = try input.readPIN(prompt: "PIN for \(credential.user): ")
             }
             let client = try global.connect()
             defer { client.close() }
-            let result = try await client.wipe(user: credential.user, keyId: credential.keyId, pin: pin, ownerUid: ownerUid)
+            let result = try await client.wipe(user: credential.user, keyId: keyId, pin: pin, ownerUid: ownerUid)
             console.show(result.json) {
                 let count = result.deletedKeyIds.count
                 console.say("Deleted \(count) credential\(count == 1 ? "" : "s") of \(result.user)\(count == 0 ? "." : ":")")

@@ -1,5 +1,6 @@
 import Glibc
 import PinVaultDaemon
+import PinVaultSystem
 
 // pinvaultd [--config PATH] [--socket PATH] [--ssh-agent-socket PATH] [--state-directory PATH]
 //           [--log-level LEVEL] [--exit-on-idle-seconds N]   (DaemonOptions+Arguments.swift)

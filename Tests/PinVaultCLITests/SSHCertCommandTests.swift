@@ -95,8 +95,12 @@ final class SSHCertCommandTests: CLITestCase {
         let host = try certify(key.path, host: true, name: "host")
         let refusedHost = try pinvaultJSON(["ssh-cert", "add", "alice", "--key-id", key.keyId, host.path], expecting: 64)
         XCTAssertEqual((refusedHost["parameters"] as? [String: Any])?["parameter"] as? String, "certificate")
+        let hostMessage = try pinvault(["ssh-cert", "add", "alice", "--key-id", key.keyId, host.path])
+        XCTAssertTrue(hostMessage.standardError.contains("is a host certificate"), hostMessage.standardError)
         let othersCertificate = try certify(other.path, name: "others")
-        XCTAssertEqual(try pinvault(["ssh-cert", "add", "alice", "--key-id", key.keyId, othersCertificate.path]).status, 64)
+        let others = try pinvault(["ssh-cert", "add", "alice", "--key-id", key.keyId, othersCertificate.path])
+        XCTAssertEqual(others.status, 64)
+        XCTAssertTrue(others.standardError.contains("certifies another key, not the one of \(key.keyId)"), others.standardError)
         XCTAssertEqual(try attached(key.keyId), [])
 
         let app = try XCTUnwrap(try register("alice", label: "app")["keyId"] as? String)

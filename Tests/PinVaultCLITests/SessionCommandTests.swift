@@ -78,7 +78,7 @@ final class SessionCommandTests: CLITestCase {
         let line = try pinvault(["ssh-key", "alice"])
         XCTAssertEqual(line.status, 11, "\(line)")
         XCTAssertEqual(line.standardOutput, "")
-        XCTAssertTrue(line.standardError.contains("is for authenticate, not for this"), line.standardError)
+        XCTAssertTrue(line.standardError.contains("this key is for authenticate; pinvault ssh-key cannot use it"), line.standardError)
         XCTAssertEqual(try pinvault(["ssh-key", "alice", "--key-id", keyId]).status, 11)
         let json = try pinvaultJSON(["ssh-key", "alice"], expecting: 11)
         XCTAssertEqual(json["error"] as? String, "io.pinvault.Vault.WrongPurpose")

@@ -23,6 +23,16 @@ final class InstallTests: XCTestCase {
                      "/usr/local/share/man/man5/pinvaultd.toml.5", "/usr/local/share/man/man8/pinvault-seal-pepper.8"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: destination + path), path)
         }
+        // The shell completions, each naming the commands (bash's also parses).
+        for path in ["/usr/local/share/bash-completion/completions/pinvault", "/usr/local/share/zsh/vendor-completions/_pinvault",
+                     "/usr/local/share/fish/vendor_completions.d/pinvault.fish"] {
+            let script = (try? String(contentsOfFile: destination + path, encoding: .utf8)) ?? ""
+            XCTAssertTrue(script.contains("change-pin") && script.contains("ssh-cert"), "\(path): \(script.prefix(200))")
+        }
+        let bash = try Subprocess.run("/bin/bash", ["-n", destination + "/usr/local/share/bash-completion/completions/pinvault"])
+        XCTAssertEqual(bash.status, 0, bash.description)
+        let sourced = (try? String(contentsOfFile: destination + "/usr/local/share/bash-completion/completions/pinvault", encoding: .utf8)) ?? ""
+        XCTAssertFalse(sourced.hasPrefix("#!"), "bash sources completions: no #! line (lintian)")
         let shipped = try String(contentsOfFile: TestDaemon.repositoryRoot + "/config/pinvaultd.toml", encoding: .utf8)
         XCTAssertEqual(try String(contentsOfFile: installation.configPath, encoding: .utf8), shipped)
         // The socket checks the pepper with the installed script, at the unit's path.
@@ -199,6 +209,7 @@ final class InstallTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination + "/usr/local/share/man/man8/pam_pinvault.8"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination + "/usr/local/share/man/man8/pinvaultd.8"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination + "/usr/local/share/varlink/io.pinvault.Vault.varlink"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: destination + "/usr/local/share/bash-completion/completions/pinvault"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: destination + "/etc/pinvault/pinvaultd.toml"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: destination + "/var/lib/pinvault"))
 

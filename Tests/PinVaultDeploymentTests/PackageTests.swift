@@ -32,7 +32,7 @@ final class PackageTests: XCTestCase {
         let reported = try Subprocess.run(TestDaemon.binaryPath, ["--version"])
         XCTAssertEqual(reported.status, 0, reported.description)
         XCTAssertEqual(reported.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines), packaged,
-                       "debian/changelog and Sources/PinVaultDaemon/DaemonOptions.swift disagree")
+                       "debian/changelog and Sources/PinVaultSystem/PinVaultVersion.swift disagree")
     }
 
     /// Every program the package installs has its page, and the configuration file too.

@@ -2,7 +2,7 @@ import Foundation
 import PinVaultTestKit
 import XCTest
 
-/// The module signs in with the user's `login` credential only (DESIGN.md §17–18),
+/// The module signs in with the user's `login` credential only (docs/PAM.md, "Which credential"),
 /// against the real daemon: `label=` narrows among login credentials; a credential
 /// made for `authenticate` or `ssh` is never used, whatever its label, and its PIN
 /// is never sent. (Legacy credentials, which Register cannot make: ReplyHandlingTests.)

@@ -3,7 +3,7 @@ import Glibc
 import PinVaultTestKit
 import XCTest
 
-/// A PIN stays on this machine (DESIGN.md §18, SECURITY.md): a real sshd (`UsePAM yes`,
+/// A PIN stays on this machine (SECURITY.md, docs/PAM.md): a real sshd (`UsePAM yes`,
 /// `PasswordAuthentication yes`, keyboard-interactive) whose PAM stack is common-auth as
 /// the shipped profile makes it (pam_pinvault first, then pam_unix), and a throw-away
 /// user with a login credential and a Unix password. Over SSH the PIN is worth nothing

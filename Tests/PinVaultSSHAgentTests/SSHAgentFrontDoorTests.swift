@@ -167,7 +167,11 @@ final class SSHAgentFrontDoorTests: XCTestCase {
     }
 
     func testExtensions_queryNamesSessionBind_aBindThatDoesNotVerify_andOthersAreRefused() throws {
-        XCTAssertEqual(agent(27, string(Array("query".utf8))), SSHAgentReply.queryAnswer(["query", "session-bind@openssh.com"]))
+        // As OpenSSH's ssh-agent answers: SSH_AGENT_EXTENSION_RESPONSE (29), "query", the names.
+        XCTAssertEqual(
+            agent(27, string(Array("query".utf8))),
+            string([29] + string(Array("query".utf8)) + string(Array("query".utf8)) + string(Array("session-bind@openssh.com".utf8)))
+        )
         let bind = string(blob([UInt8](repeating: 2, count: 32))) + string([1, 2]) + string(string(Array("ssh-ed25519".utf8)) + string([3])) + [0]
         XCTAssertEqual(agent(27, string(Array("session-bind@openssh.com".utf8)) + bind), SSHAgentReply.extensionFailure())
         XCTAssertEqual(agent(27, string(Array("session-bind@openssh.com".utf8)) + [1, 2]), SSHAgentReply.extensionFailure())

@@ -71,7 +71,11 @@ final class SSHKeyTests: XCTestCase {
             Wire.frame(14, Wire.string(Wire.string("ssh-ed25519") + Wire.string(signature)))
         )
         XCTAssertNil(SSHAgentReply.signature(Array(signature.prefix(63)), algorithm: .ed25519))
-        XCTAssertEqual(SSHAgentReply.queryAnswer(["query", "session-bind@openssh.com"]), Wire.frame(6, Wire.string("query") + Wire.string("session-bind@openssh.com")))
+        // SSH_AGENT_EXTENSION_RESPONSE (29), the extension's name, then the names it answers.
+        XCTAssertEqual(
+            SSHAgentReply.queryAnswer(["query", "session-bind@openssh.com"]),
+            Wire.frame(29, Wire.string("query") + Wire.string("query") + Wire.string("session-bind@openssh.com"))
+        )
     }
 
     /// An ECDSA signature's SSH blob (RFC 5656 §3.1.2): `string (mpint r, mpint s)`,

@@ -178,7 +178,7 @@ final class SignatureDomainTests: XCTestCase {
             ["auth", fixture.user.name, "--key-id", ssh.keyId, "--challenge-hex", "00", "--pin-stdin"], input: fixture.pin + "\n"
         )
         XCTAssertEqual(auth.status, 11, "\(auth)")
-        XCTAssertTrue(auth.standardError.contains("is for ssh, not for this"), auth.standardError)
+        XCTAssertTrue(auth.standardError.contains("this key is for ssh; pinvault auth cannot use it"), auth.standardError)
         _ = try fixture.checked(
             fixture.pinvault(["unlock", fixture.user.name, "--key-id", ssh.keyId, "--pin-stdin"], input: fixture.pin + "\n"),
             "pinvault unlock"
