@@ -10,8 +10,8 @@ extension VaultEngine {
     /// credential and refuses it (no KDF, nothing counted) when it cannot take a PIN
     /// now; on a KDF thread, the attempt is counted durably, the PIN checked, the count
     /// settled, and `body` runs with the credential, its opened seed, and
-    /// `failedAttemptsCleared`. A right PIN whose `body` fails leaves the count cleared
-    /// all the same. `admitting` may refuse the credential found, on the store queue,
+    /// `failedAttemptsCleared`. A right PIN whose `body` fails leaves the count as it
+    /// was before its attempt. `admitting` may refuse the credential found, on the store queue,
     /// before anything is counted (Unlock's full session table).
     ///
     /// `failedAttemptsCleared` is the one definition every PIN call that succeeds
@@ -182,8 +182,9 @@ extension VaultEngine {
 
     /// Verifies `pin`, then runs `body` with the credential, its seed and the wrong PINs
     /// this success clears (`withPin`). When `body` fails after a right PIN (a store
-    /// error, a lost race), the attempt counted is cleared all the same: only a wrong
-    /// PIN may count.
+    /// error, a lost race), the counter goes back to what it was before the attempt:
+    /// only a wrong PIN may count, and only a success that reaches its caller may clear
+    /// the wrong PINs before it, since only it reports them (`failedAttemptsCleared`).
     func withVerifiedPin(
         _ pin: SecretBytes, keyId: KeyID, owner: UInt32, call: Call,
         _ body: (CredentialRecord, SecretBytes, _ failedAttemptsCleared: Int) throws(VaultError) -> VaultResult
@@ -193,7 +194,7 @@ extension VaultEngine {
         do {
             return try body(record, seed, attempt.before.wrongPinsSinceSuccess)
         } catch {
-            try? rewriteCounter(of: record, to: .cleared, call: call)
+            try? rewriteCounter(of: record, to: attempt.before, call: call)
             throw error
         }
     }
