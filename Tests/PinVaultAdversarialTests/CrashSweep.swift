@@ -9,8 +9,9 @@ import PinVaultTestKit
 /// sync calls in the state directory and its PIN checks (`PowerCut.Event`); then, for
 /// each of them in turn, the real daemon is SIGKILLed there (before the call; after it
 /// for a check and for the last call), restarted on what it left, and the invariants
-/// are checked; or the call fails once with ENOSPC or EIO, and the daemon must answer,
-/// lose nothing and go on serving.
+/// are checked; then again with the power cut there (every write not yet synced lost);
+/// or the call fails once with ENOSPC or EIO, and the daemon must answer, lose nothing
+/// and go on serving.
 ///
 /// The invariants, after each restart (`Findings` names a broken one):
 /// - a WrongPin the client received is counted; so is every wrong PIN the daemon
@@ -60,7 +61,9 @@ final class CrashSweep {
 
     /// What the runs found and did.
     struct Figures {
+        /// SIGKILLs and power cuts, each at one point.
         var crashPoints = 0
+        var powerCuts = 0
         var faults: [PowerCut.Action: Int] = [:]
         var uncountedWrongPins = 0
         var lostCredentials = 0
@@ -192,12 +195,17 @@ final class CrashSweep {
         return points
     }
 
-    /// SIGKILL at `point`, restart on what it left, check.
-    func crash(_ scenario: Scenario, at point: PowerCut.Point, dryRun events: [PowerCut.Event]) throws {
+    /// SIGKILL at `point` — with `powerCut`, every write not synced by then lost as
+    /// well (`PowerCut.cut`) — restart on what it left, check.
+    func crash(_ scenario: Scenario, at point: PowerCut.Point, dryRun events: [PowerCut.Event], powerCut: Bool) throws {
         let client = try start(scenario, environment: power.environment(for: daemon, at: point))
         let reply = try send(scenario, on: client)
         client.close()
-        try daemon.stop(signal: SIGKILL)
+        if powerCut {
+            try power.cut(daemon)
+        } else {
+            try daemon.stop(signal: SIGKILL)
+        }
         let seen = try power.events()
         var found: [String] = []
         if seen != Array(events.prefix(point.event)) {
@@ -212,8 +220,9 @@ final class CrashSweep {
         try checkAfterRestart(scenario, reply: reply, checked: checked, verifier: verifier, into: &found)
         try daemon.stop(signal: SIGKILL)
         figures.crashPoints += 1
+        if powerCut { figures.powerCuts += 1 }
         figures.pointsByRequest[scenario.request.rawValue, default: 0] += 1
-        note(found, scenario, "SIGKILL at \(point.action == .kill ? "" : "after ")event \(events[point.event - 1])")
+        note(found, scenario, "\(powerCut ? "power cut" : "SIGKILL") at \(point.action == .kill ? "" : "after ")event \(events[point.event - 1])")
     }
 
     // MARK: Faults
@@ -311,7 +320,7 @@ final class CrashSweep {
             // have settled (cleared) too, and then its success is what the store holds.
             if !checked && failed != c0 && failed != c0 + 1 { found.append("failedAttempts \(failed) before any PIN check, \(c0) counted") }
             if checked && !scenario.rightPin && failed != c0 + 1 {
-                uncounted(&found, "a wrong PIN was checked before the \(reply == nil ? "kill" : "fault") but failedAttempts is \(failed), not \(c0 + 1)")
+                uncounted(&found, "a wrong PIN was checked before the \(reply == nil ? "crash" : "fault") but failedAttempts is \(failed), not \(c0 + 1)")
             }
             if reply == nil && checked && scenario.rightPin && failed != c0 + 1 && failed != 0 {
                 found.append("a right PIN was checked, its attempt neither counted nor settled: failedAttempts \(failed)")

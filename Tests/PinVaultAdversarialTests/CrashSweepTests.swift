@@ -3,8 +3,8 @@ import Glibc
 import PinVaultTestKit
 import XCTest
 
-/// The crash sweep (`CrashSweep`, RELIABILITY.md): every crash point and every write
-/// fault of every PIN-checking request under `make crash-sweep`
+/// The crash sweep (`CrashSweep`, RELIABILITY.md): every crash point (a SIGKILL, then a
+/// power cut) and every write fault of every PIN-checking request under `make crash-sweep`
 /// (`PINVAULT_CRASH_SWEEP=full`); a seeded sample of them in `make test`.
 final class CrashSweepTests: XCTestCase {
     static let isFull = ProcessInfo.processInfo.environment["PINVAULT_CRASH_SWEEP"] == "full"
@@ -29,7 +29,10 @@ final class CrashSweepTests: XCTestCase {
                 crashes = Array(crashes.shuffled(using: &generator).prefix(Self.sampledPoints))
                 faults = Array(faults.shuffled(using: &generator).prefix(Self.sampledPoints))
             }
-            for point in crashes { try sweep.crash(scenario, at: point, dryRun: dry) }
+            for point in crashes {
+                try sweep.crash(scenario, at: point, dryRun: dry, powerCut: false)
+                try sweep.crash(scenario, at: point, dryRun: dry, powerCut: true)
+            }
             for point in faults { try sweep.fault(scenario, at: point, dryRun: dry) }
         }
         let figures = sweep.figures
@@ -40,7 +43,8 @@ final class CrashSweepTests: XCTestCase {
             + "crash points by request: \(byRequest); \(faults) faults answered: \(replies); "
             + "\(foreignUid.map { "a credential of uid \($0) beside" } ?? "no other uid (not root)"); "
             + "\(String(format: "%.0f", Date().timeIntervalSince(started))) s")
-        let line = "crash-sweep: \(figures.crashPoints) crash points, \(figures.uncountedWrongPins) uncounted wrong PINs, "
+        let line = "crash-sweep: \(figures.crashPoints) crash points (\(figures.crashPoints - figures.powerCuts) SIGKILLs, "
+            + "\(figures.powerCuts) power cuts), \(figures.uncountedWrongPins) uncounted wrong PINs, "
             + "\(figures.lostCredentials) lost credentials; \(figures.faults[.enospc] ?? 0) ENOSPC and \(figures.faults[.eio] ?? 0) EIO faults, "
             + "\(figures.findings.count) findings"
         print(line)
