@@ -27,6 +27,8 @@
 #   make bench  release pinvaultd beside raw Argon2id and ssh-agent; rewrites BENCHMARKS.md
 #               (~3 min; BENCH_QUICK=1 for a ~1 min check of the harness)
 #   make soak   the adversarial suites' long runs: 200 SIGKILLs, 200 power cuts, longer floods, more guesses
+#   make crash-sweep  the daemon killed at every write, sync and PIN check of every PIN request, ENOSPC
+#               and EIO at each write, then the interleaving oracle's long run (RELIABILITY.md; root)
 #
 # Every target installs the Debian packages it is missing when run as root, and
 # otherwise prints the apt-get command to run: the build needs BUILD_PACKAGES, the
@@ -50,7 +52,7 @@ DEB_PACKAGES   := debhelper dpkg-dev lintian mmdebstrap
 # installed it (ssh-server-quiet).
 SSH_TEST_PACKAGES := openssh-server
 
-.PHONY: all deps test-deps apt-packages ssh-server-quiet build release release-daemon run test soak venv clean
+.PHONY: all deps test-deps apt-packages ssh-server-quiet build release release-daemon run test soak crash-sweep venv clean
 .PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport fuzz-ssh-data sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
 .PHONY: lib lib-test lib-fuzz stage stage-sanitized pkcs11 pkcs11-test install-c uninstall-c
 
@@ -148,6 +150,18 @@ test: test-deps venv pam pam-test pkcs11-test release-daemon
 # their long form (make test runs them short). About 3-4 minutes.
 soak: test-deps venv
 	PINVAULT_SOAK=1 PINVAULT_PYTHON="$(VENV)/bin/python" $(SWIFT) test --filter 'PinVaultAdversarialTests.(CrashConsistency|PowerLoss|Flood|Authorization|OnlineGuessing)Tests'
+
+# Every crash point and fault of every PIN-checking request (CrashSweepTests), and the
+# interleaving oracle's 60 rounds (InterleavingOracleTests); make test runs a seeded
+# sample of both. The figures go to RELIABILITY.md; the last line is the sweep's.
+CRASH_SWEEP_SUMMARY := $(CURDIR)/.build/crash-sweep
+crash-sweep: test-deps
+	$(SWIFT) build --build-tests
+	@rm -f "$(CRASH_SWEEP_SUMMARY).crash" "$(CRASH_SWEEP_SUMMARY).interleaving"
+	@PINVAULT_CRASH_SWEEP=full PINVAULT_CRASH_SWEEP_SUMMARY="$(CRASH_SWEEP_SUMMARY).crash" \
+		PINVAULT_INTERLEAVING_SUMMARY="$(CRASH_SWEEP_SUMMARY).interleaving" \
+		$(SWIFT) test --skip-build --filter 'PinVaultAdversarialTests.(CrashSweep|InterleavingOracle)Tests'; status=$$?; \
+		cat "$(CRASH_SWEEP_SUMMARY).interleaving" "$(CRASH_SWEEP_SUMMARY).crash" 2>/dev/null; exit $$status
 
 clean:
 	rm -rf .build .build-release .build-man .build-deb dist "$(PAM_BUILD)" "$(LIB_BUILD)" "$(PKCS11_BUILD)" "$(RUN_DIR)" "$(VENV)"

@@ -11,7 +11,7 @@ extension VaultEngine {
     /// now; on a KDF thread, the attempt is counted durably, the PIN checked, the count
     /// settled, and `body` runs with the credential, its opened seed, and the
     /// `RightPin` whose `clearing` the body writes in its own transaction. A right PIN
-    /// whose `body` fails leaves the count cleared all the same. `admitting` may refuse
+    /// whose `body` fails takes back its own attempt only. `admitting` may refuse
     /// the credential found, on the store queue, before anything is counted (Unlock's
     /// full session table).
     ///
@@ -205,9 +205,11 @@ extension VaultEngine {
 
     /// Verifies `pin`, then runs `body` with the credential, its seed and the
     /// `RightPin` it clears the count with (`withPin`). When `body` fails after a right
-    /// PIN (a store error, a lost race), the count is cleared all the same: only a
-    /// wrong PIN may count. A body's clearing transaction is its last step that may
-    /// fail, so that a failed body's clearing never committed.
+    /// PIN (a store error, a lost race), the right PIN takes back its own attempt and
+    /// leaves the rest counted: only a wrong PIN may count, and only a success that
+    /// reaches its caller may clear wrong PINs, since only it reports them. A body's
+    /// clearing transaction is its last step that may fail, so that a failed body's
+    /// clearing never committed.
     func withVerifiedPin(
         _ pin: SecretBytes, keyId: KeyID, owner: UInt32, call: Call,
         _ body: (CredentialRecord, SecretBytes, RightPin) throws(VaultError) -> VaultResult
@@ -219,9 +221,18 @@ extension VaultEngine {
         do {
             return try body(record, seed, rightPin)
         } catch {
+            // Only a success that reaches its caller clears wrong PINs (it alone reports
+            // them): a failed one takes back its own attempt and leaves the rest counted.
             try? write(call) { writer in
-                guard let current = try writer.credential(keyId: keyId) else { return }
-                try writer.update(clearing(current, by: rightPin).record)
+                guard var current = try writer.credential(keyId: keyId) else { return }
+                rightPin.attempt.settle()
+                let counted = counter(of: current)
+                let failures = max(counted.failedAttempts - 1, 0)
+                current.set(FailureCounter(
+                    failedAttempts: failures,
+                    lockedUntil: settings.lockout.delay(afterFailures: failures) > 0 ? counted.lockedUntil : nil,
+                    wrongPinsSinceSuccess: max(counted.wrongPinsSinceSuccess - 1, 0)))
+                try writer.update(current)
             }
             throw error
         }

@@ -169,7 +169,10 @@ public final class ChildProcess {
         let own = dirfd(directory)
         var found: [Int32] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            // The name as the entry holds it: a dirent is only as long as its name, so
+            // copying `d_name` whole reads past the last entry of a full page.
+            let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 19
+            let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
             guard let fd = Int32(name), fd > 2, fd != own else { continue }
             let flags = fcntl(fd, F_GETFD)
             if flags >= 0 && flags & FD_CLOEXEC == 0 { found.append(fd) }

@@ -38,9 +38,17 @@ public enum Subprocess {
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: "/")
         if let environment { process.environment = environment }
-        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inputPath))
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
+        let handles = [
+            try FileHandle(forReadingFrom: URL(fileURLWithPath: inputPath)),
+            try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath)),
+            try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath)),
+        ]
+        // Closed here: Foundation's Process keeps them open otherwise, three descriptors
+        // a run, which a test running thousands of programs (CrashSweep) runs out of.
+        defer { for handle in handles { try? handle.close() } }
+        process.standardInput = handles[0]
+        process.standardOutput = handles[1]
+        process.standardError = handles[2]
         try process.run()
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(5_000) }

@@ -6,7 +6,9 @@ import PinVaultTestKit
 /// for each use: `powercut.so`, loaded into the daemon with LD_PRELOAD, keeps beside
 /// the state directory the image a power cut would leave (each file as of its last
 /// fsync/fdatasync, the names as of the directory's last one); `cut` SIGKILLs the
-/// daemon and puts that image in place with `powercut-restore`.
+/// daemon and puts that image in place with `powercut-restore`. The same shim numbers
+/// the daemon's writes, syncs and PIN checks and kills it or fails a call at one of
+/// them (`Point`), for the crash sweep (`CrashSweep`).
 final class PowerCut {
     /// Which syncs the shim's bookkeeping ignores (the real ones still run): a daemon
     /// whose syncs do not reach the disk, for proving that the harness sees the loss.
@@ -46,14 +48,75 @@ final class PowerCut {
     }
 
     /// The variables that load the shim into `daemon` and point it at its state.
-    func environment(for daemon: TestDaemon) -> [String: String] {
-        [
+    /// With `points`, the shim also numbers each write, sync and PIN check once `arm()`
+    /// was called (`events()`), and acts at `point` when one is given.
+    func environment(for daemon: TestDaemon, points: Bool = false, at point: Point? = nil) -> [String: String] {
+        var environment = [
             "LD_PRELOAD": library,
             // The shim compares paths as /proc shows them: resolved.
             "POWERCUT_DIRECTORY": URL(fileURLWithPath: daemon.root).resolvingSymlinksInPath().path + "/state",
             "POWERCUT_SHADOW": shadow,
             "POWERCUT_SKIP": skip.rawValue,
         ]
+        if points || point != nil {
+            environment["POWERCUT_ARM"] = armPath
+            environment["POWERCUT_EVENTS"] = eventsPath
+        }
+        if let point {
+            environment["POWERCUT_AT"] = "\(point.event)"
+            environment["POWERCUT_ACTION"] = point.action.rawValue
+        }
+        return environment
+    }
+
+    // MARK: Crash points
+
+    /// What the shim does at one event.
+    enum Action: String {
+        /// SIGKILL before the call is made (after it returned, for a PIN check).
+        case kill
+        /// SIGKILL once the call returned.
+        case killAfter = "kill-after"
+        /// The call fails with that errno, unmade, once.
+        case enospc, eio
+    }
+
+    /// An event of the shim's numbering, and what to do there.
+    struct Point: Hashable {
+        let event: Int
+        let action: Action
+    }
+
+    /// One numbered call: `kind` is write, truncate, sync or check; `file` the name in
+    /// the state directory ("." for the directory, "-" for a PIN check).
+    struct Event: Equatable, CustomStringConvertible {
+        let number: Int
+        let kind: String
+        let file: String
+        var description: String { "\(number) \(kind) \(file)" }
+    }
+
+    private var armPath: String { directory.path + "/armed" }
+    private var eventsPath: String { directory.path + "/events" }
+
+    /// From now on the shim numbers events (it looks for this file at each watched call).
+    func arm() throws {
+        guard FileManager.default.createFile(atPath: armPath, contents: nil) else { throw TestKitError("cannot create \(armPath)") }
+    }
+
+    /// Stops numbering in the next daemon started.
+    func disarm() {
+        unlink(armPath)
+    }
+
+    /// The events the shim numbered since the daemon started.
+    func events() throws -> [Event] {
+        let text = (try? String(contentsOfFile: eventsPath, encoding: .utf8)) ?? ""
+        return try text.split(separator: "\n").map { line in
+            let fields = line.split(separator: " ", maxSplits: 2).map(String.init)
+            guard fields.count == 3, let number = Int(fields[0]) else { throw TestKitError("events: bad line \(line)") }
+            return Event(number: number, kind: fields[1], file: fields[2])
+        }
     }
 
     /// The shim's counts since the daemon started: writes, file-syncs and

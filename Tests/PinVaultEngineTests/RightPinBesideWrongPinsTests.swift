@@ -109,10 +109,10 @@ final class RightPinBesideWrongPinsTests: XCTestCase {
         }
     }
 
-    /// A success whose body fails (an Unlock whose table filled, say) clears by the same
-    /// rule: a guess answered before it is cleared, and it reports nothing, since its
-    /// call answers an error.
-    func testARightPinWhoseBodyFails_clearsWhatItWouldHave_andLeavesRunningGuessesCounted() throws {
+    /// A success whose body fails (an Unlock whose table filled, say) takes back its own
+    /// attempt only: it reports nothing, since its call answers an error, so it clears
+    /// nothing either, and a guess running beside it stays counted.
+    func testARightPinWhoseBodyFails_takesBackItsOwnAttemptOnly_andLeavesRunningGuessesCounted() throws {
         let fixture = try EngineFixture(lockout: LockoutPolicy(throttleAfter: 5, maxAttempts: 10))
         let keyId = try fixture.register(user: "alice", pin: pin)
         var running: VaultEngine.CountedAttempt?

@@ -11,6 +11,18 @@
  *                       syncs (the real ones still run), so that the harness can prove
  *                       it finds the loss such a daemon would suffer
  *
+ * Crash points (CrashSweepTests), optional:
+ *   POWERCUT_ARM        a path: from the first watched call after it exists, each write
+ *                       (write, pwrite, their vector forms, ftruncate, fallocate), each
+ *                       sync (fsync, fdatasync, of a file or of the directory) and each
+ *                       return of crypto_pwhash (a PIN checked) is an event, numbered
+ *                       from 1 and logged to POWERCUT_EVENTS as "N kind name"
+ *   POWERCUT_AT         the event to act at, with
+ *   POWERCUT_ACTION     kill: SIGKILL before the call (for a check: once it returned);
+ *                       kill-after: SIGKILL once the call returned; enospc, eio: the
+ *                       call fails with that errno without being made (once; a check
+ *                       takes no fault)
+ *
  * Shadow layout: image-N (the durable bytes of file N), names (one "image-N NAME" line
  * per durable directory entry, replaced atomically at each directory sync), counters.
  *
@@ -29,6 +41,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -317,6 +330,103 @@ static void noted_sync(int fd) {
     errno = saved;
 }
 
+/* ---- crash points ---------------------------------------------------------------- */
+
+enum action { ACT_NONE, ACT_KILL, ACT_KILL_AFTER, ACT_FAIL };
+
+static char arm_path[PATH_MAX];
+static int points_enabled, armed, events_fd = -1;
+static unsigned long long event_count, act_at;
+static enum action act;
+static int act_errno;
+
+static void kill_now(void) {
+    syscall(SYS_kill, getpid(), SIGKILL);
+    for (;;) pause();
+}
+
+/* Numbers the call about to be made on `fd` (a watched file or, for a sync, the
+ * watched directory) as the next event once armed; kills, or answers the errno to
+ * fail it with (negative), when it is the event POWERCUT_AT names. Returns the
+ * event's number, 0 when it is none. */
+static long long event_before(int fd, const char *kind, int is_sync) {
+    if (!points_enabled) return 0;
+    int saved = errno;
+    pthread_mutex_lock(&lock);
+    char name[NAME_MAX + 1] = "-";
+    int watched_call = 0;
+    if (fd < 0) {
+        watched_call = 1;  /* a PIN check, not a file */
+    } else if (is_sync && is_watched_directory(fd)) {
+        watched_call = 1;
+        strcpy(name, ".");
+    } else if (file_of(fd) >= 0) {
+        watched_call = 1;
+        char link[64], path[PATH_MAX];
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        ssize_t n = syscall(SYS_readlink, link, path, sizeof path - 1);
+        if (n > 0) {
+            path[n] = 0;
+            const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+            size_t length = strnlen(base, NAME_MAX);
+            memcpy(name, base, length);
+            name[length] = 0;
+            char *deleted = strstr(name, " (deleted)");
+            if (deleted) *deleted = 0;
+        }
+    }
+    long long result = 0;
+    if (watched_call && !armed) armed = syscall(SYS_faccessat, AT_FDCWD, arm_path, F_OK, 0) == 0;
+    if (watched_call && armed) {
+        result = (long long)++event_count;
+        char line[NAME_MAX + 64];
+        int n = snprintf(line, sizeof line, "%llu %s %s\n", event_count, kind, name);
+        if (syscall(SYS_write, events_fd, line, (size_t)n) != n) die("write events");
+        if (event_count == act_at && act == ACT_KILL && fd >= 0) kill_now();
+        if (event_count == act_at && act == ACT_FAIL && fd >= 0) result = -act_errno;
+    }
+    pthread_mutex_unlock(&lock);
+    errno = saved;
+    return result;
+}
+
+/* After the call numbered `event` returned: kills when POWERCUT_AT names it with
+ * kill-after (or, for a check, with kill). */
+static void event_after(long long event, int is_check) {
+    if (event > 0 && (unsigned long long)event == act_at && (act == ACT_KILL_AFTER || (is_check && act == ACT_KILL))) kill_now();
+}
+
+static void start_points(void) {
+    const char *arm = getenv("POWERCUT_ARM");
+    if (!arm || !*arm) return;
+    const char *events = getenv("POWERCUT_EVENTS");
+    const char *at = getenv("POWERCUT_AT");
+    const char *action = getenv("POWERCUT_ACTION");
+    if (!events || strlen(arm) >= sizeof arm_path) die("POWERCUT_ARM needs POWERCUT_EVENTS");
+    strcpy(arm_path, arm);
+    events_fd = sys_openat(AT_FDCWD, events, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+    if (events_fd < 0) die("open POWERCUT_EVENTS");
+    act_at = at && *at ? strtoull(at, NULL, 10) : 0;
+    act = ACT_NONE;
+    if (act_at) {
+        if (!action) die("POWERCUT_AT needs POWERCUT_ACTION");
+        else if (strcmp(action, "kill") == 0) act = ACT_KILL;
+        else if (strcmp(action, "kill-after") == 0) act = ACT_KILL_AFTER;
+        else if (strcmp(action, "enospc") == 0) { act = ACT_FAIL; act_errno = ENOSPC; }
+        else if (strcmp(action, "eio") == 0) { act = ACT_FAIL; act_errno = EIO; }
+        else die("POWERCUT_ACTION is none of kill, kill-after, enospc, eio");
+    }
+    points_enabled = 1;
+}
+
+/* A call that may be an event: number it, act before it, make it (or fail it), act after. */
+#define EVENT_CALL(type, fd, kind, is_sync, call) ({ \
+    long long event_ = enabled ? event_before((fd), (kind), (is_sync)) : 0; \
+    type result_; \
+    if (event_ < 0) { errno = (int)-event_; result_ = -1; } \
+    else { result_ = (call); int saved_ = errno; event_after(event_, 0); errno = saved_; } \
+    result_; })
+
 /* ---- start ----------------------------------------------------------------------- */
 
 __attribute__((constructor)) static void start(void) {
@@ -345,6 +455,7 @@ __attribute__((constructor)) static void start(void) {
 
     make_names_durable(1);
     write_counters();
+    start_points();
     enabled = 1;
 }
 
@@ -357,20 +468,20 @@ __attribute__((constructor)) static void start(void) {
     real_##name; })
 
 ssize_t write(int fd, const void *buffer, size_t count) {
-    ssize_t n = REAL(write)(fd, buffer, count);
+    ssize_t n = EVENT_CALL(ssize_t, fd, "write", 0, REAL(write)(fd, buffer, count));
     if (enabled) noted_sequential_write(fd, n);
     return n;
 }
 
 ssize_t writev(int fd, const struct iovec *iov, int count) {
-    ssize_t n = REAL(writev)(fd, iov, count);
+    ssize_t n = EVENT_CALL(ssize_t, fd, "write", 0, REAL(writev)(fd, iov, count));
     if (enabled) noted_sequential_write(fd, n);
     return n;
 }
 
 #define POSITIONAL_WRITE(name, type) \
     ssize_t name(int fd, const void *buffer, size_t count, type offset) { \
-        ssize_t n = REAL(name)(fd, buffer, count, offset); \
+        ssize_t n = EVENT_CALL(ssize_t, fd, "write", 0, REAL(name)(fd, buffer, count, offset)); \
         if (enabled && n > 0) noted_write(fd, (off_t)offset, n); \
         return n; \
     }
@@ -379,7 +490,7 @@ POSITIONAL_WRITE(pwrite64, off64_t)
 
 #define POSITIONAL_WRITEV(name, type) \
     ssize_t name(int fd, const struct iovec *iov, int count, type offset) { \
-        ssize_t n = REAL(name)(fd, iov, count, offset); \
+        ssize_t n = EVENT_CALL(ssize_t, fd, "write", 0, REAL(name)(fd, iov, count, offset)); \
         if (enabled && n > 0) noted_write(fd, (off_t)offset, n); \
         return n; \
     }
@@ -388,7 +499,7 @@ POSITIONAL_WRITEV(pwritev64, off64_t)
 
 #define POSITIONAL_WRITEV2(name, type) \
     ssize_t name(int fd, const struct iovec *iov, int count, type offset, int flags) { \
-        ssize_t n = REAL(name)(fd, iov, count, offset, flags); \
+        ssize_t n = EVENT_CALL(ssize_t, fd, "write", 0, REAL(name)(fd, iov, count, offset, flags)); \
         if (enabled && n > 0) { \
             if (offset == -1) noted_sequential_write(fd, n); else noted_write(fd, (off_t)offset, n); \
         } \
@@ -399,7 +510,7 @@ POSITIONAL_WRITEV2(pwritev64v2, off64_t)
 
 #define TRUNCATE(name, type) \
     int name(int fd, type length) { \
-        int r = REAL(name)(fd, length); \
+        int r = EVENT_CALL(int, fd, "truncate", 0, REAL(name)(fd, length)); \
         if (enabled && r == 0) noted_truncate(fd, (off_t)length); \
         return r; \
     }
@@ -408,35 +519,47 @@ TRUNCATE(ftruncate64, off64_t)
 
 /* Allocation may extend the file with zeros or punch a hole: the range is dirty. */
 int fallocate(int fd, int mode, off_t offset, off_t length) {
-    int r = REAL(fallocate)(fd, mode, offset, length);
+    int r = EVENT_CALL(int, fd, "write", 0, REAL(fallocate)(fd, mode, offset, length));
     if (enabled && r == 0) noted_write(fd, offset, length);
     return r;
 }
 int fallocate64(int fd, int mode, off64_t offset, off64_t length) {
-    int r = REAL(fallocate64)(fd, mode, offset, length);
+    int r = EVENT_CALL(int, fd, "write", 0, REAL(fallocate64)(fd, mode, offset, length));
     if (enabled && r == 0) noted_write(fd, (off_t)offset, (off_t)length);
     return r;
 }
 int posix_fallocate(int fd, off_t offset, off_t length) {
-    int r = REAL(posix_fallocate)(fd, offset, length);
+    int r = EVENT_CALL(int, fd, "write", 0, REAL(posix_fallocate)(fd, offset, length));
     if (enabled && r == 0) noted_write(fd, offset, length);
     return r;
 }
 int posix_fallocate64(int fd, off64_t offset, off64_t length) {
-    int r = REAL(posix_fallocate64)(fd, offset, length);
+    int r = EVENT_CALL(int, fd, "write", 0, REAL(posix_fallocate64)(fd, offset, length));
     if (enabled && r == 0) noted_write(fd, (off_t)offset, (off_t)length);
     return r;
 }
 
 int fsync(int fd) {
-    int r = REAL(fsync)(fd);
+    int r = EVENT_CALL(int, fd, "sync", 1, REAL(fsync)(fd));
     if (enabled && r == 0) noted_sync(fd);
     return r;
 }
 
 int fdatasync(int fd) {
-    int r = REAL(fdatasync)(fd);
+    int r = EVENT_CALL(int, fd, "sync", 1, REAL(fdatasync)(fd));
     if (enabled && r == 0) noted_sync(fd);
+    return r;
+}
+
+/* libsodium's Argon2id: its return is the moment a PIN is checked (an event, when armed). */
+int crypto_pwhash(unsigned char *out, unsigned long long outlen, const char *passwd, unsigned long long passwdlen,
+                  const unsigned char *salt, unsigned long long opslimit, size_t memlimit, int alg) {
+    int r = REAL(crypto_pwhash)(out, outlen, passwd, passwdlen, salt, opslimit, memlimit, alg);
+    if (enabled) {
+        int saved = errno;
+        event_after(event_before(-1, "check", 0), 1);
+        errno = saved;
+    }
     return r;
 }
 
