@@ -65,20 +65,23 @@ extension PinVaultClient {
     /// For an ssh-agent of the caller's (the per-user agent): signs `data`, what an ssh
     /// client asked it to sign, with the caller's unlocked `ssh` credential `keyId`.
     /// `forwarded`: the agent's connection was one ssh forwarded; `confirmed`: the
-    /// owner said yes to this signature. Throws `.notUnlocked`, `.confirmationRequired`,
-    /// `.forwardingNotAllowed`, `.wrongPurpose`, or `.invalidParameter("challenge")` for
-    /// data that is not SSH data for that key.
+    /// owner said yes to this signature; `rules`: the agent's own rules for the key
+    /// (its `confirm` and `allow_forwarding`), which the daemon applies beside the
+    /// session's. Throws `.notUnlocked`, `.confirmationRequired`,
+    /// `.forwardingNotAllowed` (before `.notUnlocked`: a locked key the rules refuse is
+    /// not worth a PIN), `.wrongPurpose`, or `.invalidParameter("challenge")` for data
+    /// that is not SSH data for that key.
     public func agentSign(
-        keyId: String, data: [UInt8], forwarded: Bool = false, confirmed: Bool = false
+        keyId: String, data: [UInt8], forwarded: Bool = false, confirmed: Bool = false, rules: AgentKeyRules = .init()
     ) async throws(PinVaultError) -> [UInt8] {
         try Self.checkAgentSign(keyId: keyId, data: data)
-        return try await call(.agentSign, Self.agentSignParameters(keyId, data, forwarded, confirmed), decode: Self.signature)
+        return try await call(.agentSign, Self.agentSignParameters(keyId, data, forwarded, confirmed, rules), decode: Self.signature)
     }
 
     /// `agentSign` for an agent's event loop, which must not wait: the signature or the
     /// error goes to `completion`, on the connection's queue.
     public func agentSign(
-        keyId: String, data: [UInt8], forwarded: Bool = false, confirmed: Bool = false,
+        keyId: String, data: [UInt8], forwarded: Bool = false, confirmed: Bool = false, rules: AgentKeyRules = .init(),
         completion: @escaping @Sendable (Result<[UInt8], PinVaultError>) -> Void
     ) {
         do throws(PinVaultError) {
@@ -86,7 +89,7 @@ extension PinVaultClient {
         } catch {
             return completion(.failure(error))
         }
-        call(.agentSign, Self.agentSignParameters(keyId, data, forwarded, confirmed), decode: Self.signature, completion: completion)
+        call(.agentSign, Self.agentSignParameters(keyId, data, forwarded, confirmed, rules), decode: Self.signature, completion: completion)
     }
 
     private static func checkAgentSign(keyId: String, data: [UInt8]) throws(PinVaultError) {
@@ -95,13 +98,15 @@ extension PinVaultClient {
     }
 
     private static func agentSignParameters(
-        _ keyId: String, _ data: [UInt8], _ forwarded: Bool, _ confirmed: Bool
+        _ keyId: String, _ data: [UInt8], _ forwarded: Bool, _ confirmed: Bool, _ rules: AgentKeyRules
     ) -> (inout JSONObjectWriter) -> Void {
         { parameters in
             parameters.field("keyId", keyId)
             parameters.field("challenge", Base64.encodedString(data))
             if forwarded { parameters.field("forwarded", true) }
             if confirmed { parameters.field("confirmed", true) }
+            if rules.confirmEachUse { parameters.field("confirmEachUse", true) }
+            if rules.allowForwarding { parameters.field("allowForwarding", true) }
         }
     }
 
@@ -130,5 +135,19 @@ extension PinVaultClient {
         } decode: { reply throws(ParameterError) in
             try Credential.decode("credential", in: reply)
         }
+    }
+}
+
+/// An ssh-agent's own rules for one key (the per-user agent's agent.toml), sent with each
+/// `agentSign`: the daemon applies them beside the key's session, whoever unlocked it.
+public struct AgentKeyRules: Sendable, Equatable {
+    /// Ask the owner before each signature.
+    public var confirmEachUse: Bool
+    /// Sign for a connection ssh forwarded (the session must allow it too).
+    public var allowForwarding: Bool
+
+    public init(confirmEachUse: Bool = false, allowForwarding: Bool = false) {
+        self.confirmEachUse = confirmEachUse
+        self.allowForwarding = allowForwarding
     }
 }

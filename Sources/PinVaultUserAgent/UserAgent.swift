@@ -23,10 +23,11 @@ public enum UserAgent {
         try ProcessHardening.apply()
         let listener = try listen(configuration)
         let settings = configuration.promptSettings(environment: environment)
-        if case .none = settings.program {
+        let prompts = settings.makePrompts(logger: logger)
+        if prompts.isEmpty {
             logger.warning("no pinentry and no SSH_ASKPASS: locked keys cannot be unlocked through the agent (pinvault unlock them)")
         }
-        let backend = UserAgentBackend(configuration: configuration, prompt: settings.makePrompt(), home: environment["HOME"])
+        let backend = UserAgentBackend(configuration: configuration, prompts: prompts, home: environment["HOME"], logger: logger)
         let activated = SocketActivation.isActive
         let server = try Server(
             doors: [Server.Door(listener: listener, handler: SSHAgentDoor(backend: backend))],

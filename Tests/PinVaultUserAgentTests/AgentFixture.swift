@@ -64,6 +64,38 @@ final class AgentFixture {
         return prompts.count >= count
     }
 
+    /// A pinentry stand-in that answers every GETPIN with `pin` and records each
+    /// description it is given (SETDESC, decoded) in `pinentryDescriptions`: where the
+    /// full text of a question goes (an askpass gets the brief one).
+    func recordingPinentry(pin: String) throws -> String {
+        let path = directory.path + "/pinentry-recording"
+        try """
+            #!/usr/bin/python3
+            import sys, urllib.parse
+            log = open(sys.argv[0] + ".descriptions", "a")
+            print("OK Pleased to meet you", flush=True)
+            for line in sys.stdin:
+                command = line.rstrip("\\n")
+                if command.startswith("SETDESC "):
+                    log.write(urllib.parse.unquote(command[8:]) + "\\x1e\\n"); log.flush()
+                if command == "GETPIN":
+                    print("D \(pin)", flush=True)
+                if command == "BYE":
+                    print("OK closing connection", flush=True)
+                    break
+                print("OK", flush=True)
+
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    /// The descriptions the recording pinentry was given so far.
+    var pinentryDescriptions: [String] {
+        let text = (try? String(contentsOfFile: directory.path + "/pinentry-recording.descriptions", encoding: .utf8)) ?? ""
+        return text.components(separatedBy: "\u{1e}\n").filter { !$0.isEmpty }
+    }
+
     // MARK: The agent
 
     /// Starts `pinvault agent` on `agentSocket` with `settings` as its agent.toml
