@@ -17,7 +17,11 @@ public enum UserAgent {
 
     /// Serves until SIGTERM or SIGINT (or, socket-activated, an hour with nothing to
     /// do: the user unit starts it again on the next connection).
-    public static func run(_ configuration: AgentConfiguration, environment: [String: String], logger: Logger) throws {
+    /// `listening` runs once the socket is bound and the agent about to serve: `pinvault
+    /// agent` prints its shell lines there, or tells the process that started it.
+    public static func run(
+        _ configuration: AgentConfiguration, environment: [String: String], logger: Logger, listening: () -> Void = {}
+    ) throws {
         // PINs pass through: no core dumps, no ptrace or /proc/PID/mem by the same uid
         // (as pinvaultd, and OpenSSH's ssh-agent).
         try ProcessHardening.apply()
@@ -39,6 +43,7 @@ public enum UserAgent {
             hasWork: { backend.inFlight.load(ordering: .relaxed) > 0 }
         )
         SystemdNotifier().ready(status: "Serving ssh on \(activated ? "the socket systemd passed" : configuration.agentSocket)")
+        listening()
         try server.run()
     }
 

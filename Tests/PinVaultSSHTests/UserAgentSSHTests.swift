@@ -47,7 +47,7 @@ final class UserAgentSSHTests: XCTestCase {
         let user = fixture.user
         agent = try ChildProcess(
             path: "/usr/bin/setpriv",
-            arguments: ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--", fixture.pinvault, "agent",
+            arguments: ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "--", fixture.pinvault, "agent", "-D",
                         "--agent-socket", agentSocket, "--socket", fixture.daemon.socketPath, "--config", config],
             environment: ["PATH": "/usr/bin:/bin", "HOME": user.home, "USER": user.name, "SSH_ASKPASS": prompt.path],
             logPath: agentLog

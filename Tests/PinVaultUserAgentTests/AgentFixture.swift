@@ -105,7 +105,7 @@ final class AgentFixture {
         try (["[agent]"] + settings).joined(separator: "\n").appending("\n").write(toFile: config, atomically: true, encoding: .utf8)
         agent = try ChildProcess(
             path: Self.pinvault,
-            arguments: ["agent", "--agent-socket", agentSocket, "--socket", daemon.socketPath, "--config", config] + arguments,
+            arguments: ["agent", "-D", "--agent-socket", agentSocket, "--socket", daemon.socketPath, "--config", config] + arguments,
             environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path, "SSH_ASKPASS": askpass].merging(environment) { $1 },
             logPath: agentLog
         )

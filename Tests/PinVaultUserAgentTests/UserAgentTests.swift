@@ -259,3 +259,44 @@ final class UserAgentTests: XCTestCase {
         XCTAssertNil(try fixture.sign(data: Array(RandomBytes.make(count: 32))))
     }
 }
+
+/// `pinvault agent` started by hand, as ssh-agent is: the shell lines it prints, its
+/// going on in the background, and the usage error without a user session.
+final class AgentStartTests: XCTestCase {
+    func testItPrintsItsSocketAsSSHAgentDoes_andServesInTheBackground() throws {
+        let fixture = try AgentFixture()
+        defer { fixture.stop() }
+        let socket = fixture.directory.path + "/bg/agent.sock"
+        let started = try Subprocess.run(AgentFixture.pinvault, [
+            "agent", "-s", "--agent-socket", socket, "--socket", fixture.daemon.socketPath,
+            "--config", fixture.directory.path + "/none.toml",
+        ], environment: ["PATH": "/usr/bin:/bin", "HOME": fixture.directory.path])
+        XCTAssertEqual(started.status, 0, started.description)
+        let lines = started.standardOutput.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "SSH_AUTH_SOCK=\(socket); export SSH_AUTH_SOCK;", started.description)
+        let pidLine = try XCTUnwrap(lines.dropFirst().first, started.description)
+        let pid = try XCTUnwrap(pid_t(pidLine.dropFirst("SSH_AGENT_PID=".count).prefix { $0.isNumber }), pidLine)
+        XCTAssertEqual(pidLine, "SSH_AGENT_PID=\(pid); export SSH_AGENT_PID;")
+        XCTAssertEqual(lines.dropFirst(2).first, "echo Agent pid \(pid);")
+        defer { kill(pid, SIGTERM) }
+        // It serves once the lines are printed: the listing answers at once.
+        let client = try SSHAgentClient(path: socket)
+        try client.send(SSHAgentClient.identitiesRequest)
+        XCTAssertEqual(try client.receiveFrame()[4], SSHAgentClient.identitiesAnswer)
+        XCTAssertEqual(kill(pid, SIGTERM), 0)
+        let deadline = Date().addingTimeInterval(30)
+        while kill(pid, 0) == 0 && Date() < deadline { usleep(20_000) }
+        XCTAssertNotEqual(kill(pid, 0), 0, "the agent did not leave on SIGTERM")
+
+    }
+
+    func testWithoutAUserSession_itSaysSoInOneLine_andExits64() throws {
+        let result = try Subprocess.run(AgentFixture.pinvault, ["agent"], environment: ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent"])
+        XCTAssertEqual(result.status, 64, result.description)
+        XCTAssertEqual(
+            result.standardError,
+            "pinvault agent: no XDG_RUNTIME_DIR (no user session): name the agent's socket with --agent-socket\n"
+        )
+        XCTAssertEqual(result.standardOutput, "")
+    }
+}
