@@ -25,6 +25,13 @@ final class UserAgentBackend: SSHAgentBackend {
     let owner = getuid()
     /// One connection to pinvaultd per ssh connection (its requests come one at a time).
     private let clients = Mutex<[ConnectionID: PinVaultClient]>([:])
+    /// What List said on each ssh connection, kept while it lasts: ssh asks for the
+    /// identities once per connection, and each signature needs its key's credential
+    /// (user and label: agent.toml names keys so). Dropped with the connection, and when
+    /// an answer of the daemon says it is stale (NoSuchCredential, WrongPurpose) or the
+    /// daemon's connection was lost (it may have restarted on another vault). It holds
+    /// what a key is, never whether it is unlocked: that is asked anew every time.
+    private let listed = Mutex<[ConnectionID: [Credential]]>([:])
     /// One question at a time: a second request for a key being unlocked waits, then
     /// finds it unlocked.
     private let prompting = AsyncLock()
@@ -51,30 +58,62 @@ final class UserAgentBackend: SSHAgentBackend {
     // MARK: SSHAgentBackend
 
     func identities(_ call: AgentCall, answer: @escaping @Sendable ([SSHAgentReply.Identity]?) -> Void) {
+        // Asked again on the same connection: answered here, on the loop.
+        if call.peer.uid == owner || call.peer.uid == 0, let credentials = listed.withLock({ $0[call.connection] }) {
+            return answer(Self.identities(credentials))
+        }
         serve(call, answer: answer) { [self] in
-            let credentials = try await withClient(call, retrying: true) { try await $0.list(purpose: .ssh) }
-            return SSHAgentOffer.identities(credentials.map {
-                SSHAgentOffer(publicKey: $0.publicKey, user: $0.user, label: $0.label, certificates: $0.sshCertificates)
-            })
+            Self.identities(try await credentials(call))
+        }
+    }
+
+    private static func identities(_ credentials: [Credential]) -> [SSHAgentReply.Identity] {
+        SSHAgentOffer.identities(credentials.map {
+            SSHAgentOffer(publicKey: $0.publicKey, user: $0.user, label: $0.label, certificates: $0.sshCertificates)
+        })
+    }
+
+    /// The user's ssh credentials: the connection's List, made now when it has none.
+    private func credentials(_ call: AgentCall) async throws -> [Credential] {
+        if let kept = listed.withLock({ $0[call.connection] }) { return kept }
+        let credentials = try await withClient(call, retrying: true) { try await $0.list(purpose: .ssh) }
+        // Kept only for a connection still open: the transport cancels the request before
+        // connectionClosed drops the entry under the same lock, so one stored after a
+        // live look here is dropped there.
+        listed.withLock { if !call.isCancelled() { $0[call.connection] = credentials } }
+        return credentials
+    }
+
+    /// Forgets the connection's List after an answer that says it is stale.
+    private func forgetListIfStale(_ error: PinVaultError, _ call: AgentCall) {
+        if error.code == .noSuchCredential || error.code == .wrongPurpose || Self.connectionGone(error) {
+            listed.withLock { $0[call.connection] = nil }
         }
     }
 
     func sign(keyBlob: [UInt8], data: [UInt8], flags: UInt32, _ call: AgentCall, answer: @escaping @Sendable ([UInt8]?) -> Void) {
         let fullWay: @Sendable () -> Void = { [self] in serve(call, answer: answer) { [self] in try await signature(keyBlob: keyBlob, data: data, call) } }
         // The common case in one call, on the client's queue, with no task: an unlocked
-        // key this agent asks nothing about (its key id is its public key's hash, so no
-        // List is needed to name it, and with no rules in agent.toml that could name it,
-        // none is needed for its rules either). A key that needs a PIN or a yes, or a
-        // daemon that restarted, takes the full way; any other refusal is the answer.
+        // key whose rules are known without a List (its key id is its public key's hash;
+        // its credential is in the connection's List, or agent.toml has no rules that
+        // could name it). A key that needs a PIN or a yes, or a daemon that restarted,
+        // takes the full way; any other refusal is the answer.
         // Only with a client already connected: a connect could block the loop.
         let forwarded = call.state.isForwarded
-        guard configuration.confirm.isEmpty, configuration.allowForwarding.isEmpty || !forwarded,
-              call.peer.uid == owner || call.peer.uid == 0,
+        guard call.peer.uid == owner || call.peer.uid == 0,
               let publicKey = SSHAgentOffer.publicKey(ofBlob: keyBlob), let keyId = try? KeyID(publicKey: publicKey),
               let client = clients.withLock({ $0[call.connection] })
         else { return fullWay() }
+        let rules: AgentKeyRules
+        if let credential = listed.withLock({ $0[call.connection]?.first { $0.publicKey == publicKey } }) {
+            rules = self.rules(for: credential)
+        } else if configuration.confirm.isEmpty && (configuration.allowForwarding.isEmpty || !forwarded) {
+            rules = AgentKeyRules()
+        } else {
+            return fullWay()
+        }
         inFlight.add(1, ordering: .relaxed)
-        client.agentSign(keyId: keyId.hex, data: data, forwarded: forwarded) { [self] result in
+        client.agentSign(keyId: keyId.hex, data: data, forwarded: forwarded, rules: rules) { [self] result in
             defer { inFlight.subtract(1, ordering: .relaxed) }
             switch result {
             case .success(let signature):
@@ -82,6 +121,7 @@ final class UserAgentBackend: SSHAgentBackend {
             case .failure(let error) where error.code == .notUnlocked || error.code == .confirmationRequired || Self.connectionGone(error):
                 if call.isCancelled() { answer(nil) } else { fullWay() }
             case .failure(let error):
+                forgetListIfStale(error, call)
                 refused(error, keyId: keyId.hex)
                 answer(nil)
             }
@@ -110,6 +150,7 @@ final class UserAgentBackend: SSHAgentBackend {
     }
 
     func connectionClosed(_ connection: ConnectionID) {
+        listed.withLock { $0[connection] = nil }
         clients.withLock { $0.removeValue(forKey: connection) }?.close()
     }
 
@@ -117,8 +158,13 @@ final class UserAgentBackend: SSHAgentBackend {
 
     private func signature(keyBlob: [UInt8], data: [UInt8], _ call: AgentCall) async throws -> [UInt8] {
         guard let publicKey = SSHAgentOffer.publicKey(ofBlob: keyBlob) else { throw Refused() }
-        let credentials = try await withClient(call, retrying: true) { try await $0.list(purpose: .ssh) }
-        guard let credential = credentials.first(where: { $0.publicKey == publicKey }) else { throw Refused() }
+        // A key the connection's List does not hold may be newer than it: asked anew.
+        var found = try await credentials(call).first(where: { $0.publicKey == publicKey })
+        if found == nil {
+            listed.withLock { $0[call.connection] = nil }
+            found = try await credentials(call).first(where: { $0.publicKey == publicKey })
+        }
+        guard let credential = found else { throw Refused() }
         let forwarded = call.state.isForwarded
         let rules = rules(for: credential)
         // Made when a prompt needs it (it reads known_hosts), not for every signature.
@@ -156,6 +202,7 @@ final class UserAgentBackend: SSHAgentBackend {
                 }
                 confirmed = true
             } catch let error as PinVaultError {
+                forgetListIfStale(error, call)
                 refused(error, keyId: credential.keyId)
                 throw error
             }
@@ -349,6 +396,7 @@ final class UserAgentBackend: SSHAgentBackend {
         do {
             return try await body(try client(for: call))
         } catch let error as PinVaultError where Self.connectionGone(error) {
+            listed.withLock { $0[call.connection] = nil }
             clients.withLock { $0.removeValue(forKey: call.connection) }?.close()
             guard retrying else { throw error }
             return try await body(try client(for: call))

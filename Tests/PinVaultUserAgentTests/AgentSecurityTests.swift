@@ -212,3 +212,28 @@ final class AgentSecurityTests: XCTestCase {
         XCTAssertFalse(descriptions.contains { $0.contains("on (host key") }, "\(descriptions)")
     }
 }
+
+/// The List the agent keeps per ssh connection: what it answers again, and what it
+/// does when a key is newer than it.
+final class AgentListTests: XCTestCase {
+    func testAKeyRegisteredAfterTheListing_signsOnTheSameConnection() throws {
+        let fixture = try AgentFixture()
+        defer { fixture.stop() }
+        try fixture.answer([fixture.pin, "581302"])
+        try fixture.startAgent()
+        let client = try SSHAgentClient(path: fixture.agentSocket)
+        try client.send(SSHAgentClient.identitiesRequest)
+        XCTAssertEqual(Array(try client.receiveFrame()[5..<9]), [0, 0, 0, 1])
+        let newer = try fixture.daemon.connect().register(user: "alice", pin: "581302", label: "newer", purpose: "ssh")
+        let publicKey = [UInt8](try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(newer["publicKey"] as? String))))
+        let data = SSHAgentClient.userauthRequest(publicKey: publicKey)
+        try client.send(SSHAgentClient.signRequest(publicKey: publicKey, data: data))
+        let reply = try client.receiveFrame()
+        XCTAssertEqual(reply[4], SSHAgentClient.signResponse, fixture.log)
+        XCTAssertTrue(data.withUnsafeBytes { Ed25519.verify(signature: Array(reply.suffix(64)), message: $0, publicKey: publicKey) })
+        // A new connection lists both.
+        let fresh = try SSHAgentClient(path: fixture.agentSocket)
+        try fresh.send(SSHAgentClient.identitiesRequest)
+        XCTAssertEqual(Array(try fresh.receiveFrame()[5..<9]), [0, 0, 0, 2])
+    }
+}
