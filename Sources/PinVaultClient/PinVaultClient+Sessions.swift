@@ -1,4 +1,5 @@
 import Foundation
+import PinVaultCrypto
 import PinVaultProtocol
 
 /// Unlock sessions: a credential's key kept open for a while, so that signatures
@@ -92,12 +93,12 @@ extension PinVaultClient {
         call(.agentSign, Self.agentSignParameters(keyId, data, forwarded, confirmed, rules), decode: Self.signature, completion: completion)
     }
 
-    private static func checkAgentSign(keyId: String, data: [UInt8]) throws(PinVaultError) {
+    static func checkAgentSign(keyId: String, data: [UInt8]) throws(PinVaultError) {
         try ClientLimits.checkKeyId(keyId)
         guard ProtocolLimits.agentDataBytes.contains(data.count) else { throw .invalidParameter("challenge") }
     }
 
-    private static func agentSignParameters(
+    static func agentSignParameters(
         _ keyId: String, _ data: [UInt8], _ forwarded: Bool, _ confirmed: Bool, _ rules: AgentKeyRules
     ) -> (inout JSONObjectWriter) -> Void {
         { parameters in
@@ -110,7 +111,7 @@ extension PinVaultClient {
         }
     }
 
-    @Sendable private static func signature(_ reply: ParameterDecoder) throws(ParameterError) -> [UInt8] {
+    @Sendable static func signature(_ reply: ParameterDecoder) throws(ParameterError) -> [UInt8] {
         let bytes = ProtocolLimits.signatureBytes...ProtocolLimits.signatureBytes
         return try reply.base64("signature", required: true, decodedBytes: bytes) ?? []
     }
@@ -149,5 +150,34 @@ public struct AgentKeyRules: Sendable, Equatable {
     public init(confirmEachUse: Bool = false, allowForwarding: Bool = false) {
         self.confirmEachUse = confirmEachUse
         self.allowForwarding = allowForwarding
+    }
+}
+
+/// `AgentSign` for a caller that owns the connection's I/O itself — the per-user
+/// agent's event loop, which writes the call and reads the reply on its own thread,
+/// several calls in a row (Varlink answers them in order).
+public enum AgentSignCall {
+    /// The call as one frame (checked as `agentSign` checks it).
+    public static func frame(
+        keyId: String, data: [UInt8], forwarded: Bool, confirmed: Bool = false, rules: AgentKeyRules
+    ) throws(PinVaultError) -> ReplyBuffer {
+        try PinVaultClient.checkAgentSign(keyId: keyId, data: data)
+        let frame = ReplyBuffer(capacity: 1024)
+        VarlinkCall.append(
+            method: VaultMethod.agentSign.qualifiedName, to: frame,
+            PinVaultClient.agentSignParameters(keyId, data, forwarded, confirmed, rules)
+        )
+        return frame
+    }
+
+    /// The signature one reply frame (without its NUL) carries, or the error it names.
+    public static func reply(_ frame: UnsafeRawBufferPointer) -> Result<[UInt8], PinVaultError> {
+        VarlinkConnection.interpret(frame) { reply throws(PinVaultError) in
+            do throws(ParameterError) {
+                return try PinVaultClient.signature(reply)
+            } catch {
+                throw .protocolError("the reply's \"\(error.parameter)\" is \(PinVaultClient.describe(error.reason))")
+            }
+        }
     }
 }

@@ -42,6 +42,7 @@ public enum UserAgent {
             stats: ServerStats(), notifier: SystemdNotifier(), logger: logger,
             hasWork: { backend.inFlight.load(ordering: .relaxed) > 0 }
         )
+        backend.attach(server.descriptors)
         SystemdNotifier().ready(status: "Serving ssh on \(activated ? "the socket systemd passed" : configuration.agentSocket)")
         listening()
         try server.run()

@@ -39,6 +39,9 @@ final class UserAgentBackend: SSHAgentBackend {
     private let promptQueue = DispatchQueue(label: "pv-agent-prompt")
     /// Where notices wait to be dismissed, one at a time, holding no question back.
     private let noticeQueue = DispatchQueue(label: "pv-agent-notice")
+    /// pinvaultd on the agent's own event loop, for the one-call way of a signature;
+    /// set once, before the loop runs (`attach`).
+    private let onLoop = Mutex<DaemonOnLoop?>(nil)
     /// Requests being served: the agent is not idle while one is (a prompt on screen).
     let inFlight = Atomic<Int>(0)
 
@@ -53,6 +56,11 @@ final class UserAgentBackend: SSHAgentBackend {
         self.prompts = prompts
         self.home = home
         self.logger = logger
+    }
+
+    /// Gives the backend its connection to pinvaultd on the loop that serves ssh.
+    func attach(_ descriptors: LoopDescriptors) {
+        onLoop.withLock { $0 = DaemonOnLoop(socketPath: configuration.daemonSocket, descriptors: descriptors) }
     }
 
     // MARK: SSHAgentBackend
@@ -93,16 +101,15 @@ final class UserAgentBackend: SSHAgentBackend {
 
     func sign(keyBlob: [UInt8], data: [UInt8], flags: UInt32, _ call: AgentCall, answer: @escaping @Sendable ([UInt8]?) -> Void) {
         let fullWay: @Sendable () -> Void = { [self] in serve(call, answer: answer) { [self] in try await signature(keyBlob: keyBlob, data: data, call) } }
-        // The common case in one call, on the client's queue, with no task: an unlocked
-        // key whose rules are known without a List (its key id is its public key's hash;
-        // its credential is in the connection's List, or agent.toml has no rules that
-        // could name it). A key that needs a PIN or a yes, or a daemon that restarted,
-        // takes the full way; any other refusal is the answer.
-        // Only with a client already connected: a connect could block the loop.
+        // The common case in one call, on the event loop, with no task and no other
+        // thread: an unlocked key whose rules are known without a List (its key id is its
+        // public key's hash; its credential is in the connection's List, or agent.toml
+        // has no rules that could name it). A key that needs a PIN or a yes, or a daemon
+        // that restarted, takes the full way; any other refusal is the answer.
         let forwarded = call.state.isForwarded
         guard call.peer.uid == owner || call.peer.uid == 0,
               let publicKey = SSHAgentOffer.publicKey(ofBlob: keyBlob), let keyId = try? KeyID(publicKey: publicKey),
-              let client = clients.withLock({ $0[call.connection] })
+              let daemon = onLoop.withLock({ $0 })
         else { return fullWay() }
         let rules: AgentKeyRules
         if let credential = listed.withLock({ $0[call.connection]?.first { $0.publicKey == publicKey } }) {
@@ -112,8 +119,14 @@ final class UserAgentBackend: SSHAgentBackend {
         } else {
             return fullWay()
         }
+        let frame: ReplyBuffer
+        do {
+            frame = try AgentSignCall.frame(keyId: keyId.hex, data: data, forwarded: forwarded, rules: rules)
+        } catch {
+            return answer(nil)  // not data any key signs here (its size)
+        }
         inFlight.add(1, ordering: .relaxed)
-        client.agentSign(keyId: keyId.hex, data: data, forwarded: forwarded, rules: rules) { [self] result in
+        let written = daemon.call(frame) { [self] result in
             defer { inFlight.subtract(1, ordering: .relaxed) }
             switch result {
             case .success(let signature):
@@ -125,6 +138,10 @@ final class UserAgentBackend: SSHAgentBackend {
                 refused(error, keyId: keyId.hex)
                 answer(nil)
             }
+        }
+        if !written {
+            inFlight.subtract(1, ordering: .relaxed)
+            fullWay()
         }
     }
 

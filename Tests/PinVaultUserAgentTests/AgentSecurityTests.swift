@@ -237,3 +237,28 @@ final class AgentListTests: XCTestCase {
         XCTAssertEqual(Array(try fresh.receiveFrame()[5..<9]), [0, 0, 0, 2])
     }
 }
+
+/// The one-call way, on the agent's event loop: calls from many ssh connections follow
+/// each other on its one connection to pinvaultd, and each reply reaches its own.
+final class AgentLoopTests: XCTestCase {
+    func testManyConnectionsAtOnce_eachGetsTheSignatureOfItsOwnData() throws {
+        let fixture = try AgentFixture()
+        defer { fixture.stop() }
+        try fixture.answer([fixture.pin])
+        try fixture.startAgent()
+        XCTAssertNotNil(try fixture.sign(), fixture.log)  // unlocked
+        let clients = try (0..<24).map { _ in try SSHAgentClient(path: fixture.agentSocket) }
+        let requests = clients.indices.map { index in
+            SSHAgentClient.userauthRequest(publicKey: fixture.publicKey, session: Array(repeating: UInt8(index), count: 32))
+        }
+        for (client, data) in zip(clients, requests) {
+            try client.send(SSHAgentClient.signRequest(publicKey: fixture.publicKey, data: data))
+        }
+        for (client, data) in zip(clients, requests) {
+            let reply = try client.receiveFrame()
+            XCTAssertEqual(reply[4], SSHAgentClient.signResponse, fixture.log)
+            XCTAssertTrue(data.withUnsafeBytes { Ed25519.verify(signature: Array(reply.suffix(64)), message: $0, publicKey: fixture.publicKey) })
+        }
+        XCTAssertEqual(fixture.prompts.count, 1)
+    }
+}

@@ -111,7 +111,8 @@ final class UserAgentTests: XCTestCase {
     }
 
     /// ssh connections that leave in the middle of a signature leave nothing behind: no
-    /// connection to pinvaultd is kept for a connection that is gone.
+    /// connection to pinvaultd is kept for a connection that is gone. (The agent keeps
+    /// one of its own, on its event loop, made by the first signature: `allowed`.)
     func testConnectionsLeavingMidRequest_leaveNoDaemonConnectionBehind() throws {
         guard getuid() == 0 else {
             try RootOnlySuites.skip(self, "reads a non-dumpable process's /proc/PID/fd") { XCTSkip($0) }
@@ -122,6 +123,7 @@ final class UserAgentTests: XCTestCase {
         let agent = try XCTUnwrap(fixture.agent)
         let descriptors = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(agent.pid)/fd").count) ?? -1 }
         let before = descriptors()
+        let allowed = before + 1
         for _ in 0..<100 {
             let client = try SSHAgentClient(path: fixture.agentSocket)
             try client.roundTrip()  // its connection to pinvaultd is made
@@ -129,8 +131,8 @@ final class UserAgentTests: XCTestCase {
             shutdown(client.fd, Int32(SHUT_RDWR))
         }
         let deadline = Date().addingTimeInterval(60)
-        while descriptors() > before && Date() < deadline { usleep(20_000) }
-        XCTAssertLessThanOrEqual(descriptors(), before, "descriptors kept for connections that left")
+        while descriptors() > allowed && Date() < deadline { usleep(20_000) }
+        XCTAssertLessThanOrEqual(descriptors(), allowed, "descriptors kept for connections that left")
         try SSHAgentClient(path: fixture.agentSocket).roundTrip()
         XCTAssertEqual(try fixture.credential()["failedAttempts"] as? Int, 0)
     }
