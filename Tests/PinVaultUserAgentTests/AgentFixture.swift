@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+import PinVaultCrypto
+import PinVaultSSHProtocol
 import PinVaultTestKit
 import XCTest
 
@@ -96,6 +98,23 @@ final class AgentFixture {
         return text.components(separatedBy: "\u{1e}\n").filter { !$0.isEmpty }
     }
 
+    /// Sends `client`'s connection a `session-bind@openssh.com` signed by `host` (a key
+    /// made here when nil), saying forwarded or not, and checks it was taken; its
+    /// session identifier.
+    @discardableResult
+    static func bind(_ client: SSHAgentClient, forwarding: Bool, host: SigningKeyPair? = nil) throws -> [UInt8] {
+        let host = try host ?? SigningKeyPair(seed: try Ed25519.generateSeed())
+        let session = RandomBytes.make(count: 32)
+        let signature = try session.withUnsafeBytes { try host.sign($0) }
+        let contents = SSHSessionBind(
+            hostKeyBlob: SSHEd25519.keyBlob(publicKey: host.publicKey), sessionIdentifier: session,
+            signatureBlob: SSHEd25519.signatureBlob(signature), isForwarding: forwarding
+        ).encoded
+        try client.send(SSHAgentClient.string([27] + SSHAgentClient.string(Array(SSHSessionBind.name.utf8)) + contents))
+        XCTAssertEqual(try client.receiveFrame(), [0, 0, 0, 1, 6], "the bind was refused")
+        return Array(session)
+    }
+
     // MARK: The agent
 
     /// Starts `pinvault agent` on `agentSocket` with `settings` as its agent.toml
@@ -133,6 +152,13 @@ final class AgentFixture {
         let reply = try connection.receiveFrame()
         guard reply.count == 4 + 1 + 4 + 83, reply[4] == SSHAgentClient.signResponse else { return nil }
         return Array(reply.suffix(64))
+    }
+
+    /// Whether `signature` is the credential's over `data` (a login, by default).
+    func verifies(_ signature: [UInt8]?, _ data: [UInt8]? = nil) -> Bool {
+        guard let signature else { return false }
+        let signed = data ?? SSHAgentClient.userauthRequest(publicKey: publicKey)
+        return signed.withUnsafeBytes { Ed25519.verify(signature: signature, message: $0, publicKey: publicKey) }
     }
 
     /// The credential as List reports it now.

@@ -21,25 +21,12 @@ final class AgentSecurityTests: XCTestCase {
     }
 
     private func verifies(_ signature: [UInt8]?, _ data: [UInt8]? = nil) -> Bool {
-        guard let signature else { return false }
-        let signed = data ?? SSHAgentClient.userauthRequest(publicKey: fixture.publicKey)
-        return signed.withUnsafeBytes { Ed25519.verify(signature: signature, message: $0, publicKey: fixture.publicKey) }
+        fixture.verifies(signature, data)
     }
 
-    /// A connection with a verified session-bind (`forwarding`: as ssh -A's); its session
-    /// identifier and the host key that signed it.
     @discardableResult
     private func bind(_ client: SSHAgentClient, forwarding: Bool, host: SigningKeyPair? = nil) throws -> [UInt8] {
-        let host = try host ?? SigningKeyPair(seed: try Ed25519.generateSeed())
-        let session = RandomBytes.make(count: 32)
-        let signature = try session.withUnsafeBytes { try host.sign($0) }
-        let contents = SSHSessionBind(
-            hostKeyBlob: SSHEd25519.keyBlob(publicKey: host.publicKey), sessionIdentifier: session,
-            signatureBlob: SSHEd25519.signatureBlob(signature), isForwarding: forwarding
-        ).encoded
-        try client.send(SSHAgentClient.string([27] + SSHAgentClient.string(Array(SSHSessionBind.name.utf8)) + contents))
-        XCTAssertEqual(try client.receiveFrame(), [0, 0, 0, 1, 6], "the bind was refused")
-        return Array(session)
+        try AgentFixture.bind(client, forwarding: forwarding, host: host)
     }
 
     // MARK: Wrong PINs since the last success

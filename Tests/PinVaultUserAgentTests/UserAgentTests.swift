@@ -21,9 +21,7 @@ final class UserAgentTests: XCTestCase {
     }
 
     private func verifies(_ signature: [UInt8]?, _ data: [UInt8]? = nil) -> Bool {
-        guard let signature else { return false }
-        let signed = data ?? SSHAgentClient.userauthRequest(publicKey: fixture.publicKey)
-        return signed.withUnsafeBytes { Ed25519.verify(signature: signature, message: $0, publicKey: fixture.publicKey) }
+        fixture.verifies(signature, data)
     }
 
     // MARK: Listing
@@ -236,19 +234,9 @@ final class UserAgentTests: XCTestCase {
         XCTAssertTrue(asked[2].contains("\non a host not in known_hosts (host key SHA256:"), asked[2])
     }
 
-    /// session-bind@openssh.com, signed by a host key made here; its session identifier.
     @discardableResult
     private func bind(_ client: SSHAgentClient, forwarding: Bool) throws -> [UInt8] {
-        let host = try SigningKeyPair(seed: try Ed25519.generateSeed())
-        let session = RandomBytes.make(count: 32)
-        let signature = try session.withUnsafeBytes { try host.sign($0) }
-        let contents = SSHSessionBind(
-            hostKeyBlob: SSHEd25519.keyBlob(publicKey: host.publicKey), sessionIdentifier: session,
-            signatureBlob: SSHEd25519.signatureBlob(signature), isForwarding: forwarding
-        ).encoded
-        try client.send(SSHAgentClient.string([27] + SSHAgentClient.string(Array(SSHSessionBind.name.utf8)) + contents))
-        XCTAssertEqual(try client.receiveFrame(), [0, 0, 0, 1, 6], "the bind was refused")
-        return Array(session)
+        try AgentFixture.bind(client, forwarding: forwarding)
     }
 
     // MARK: What it signs
