@@ -143,6 +143,7 @@ test: test-deps venv pam pam-test pkcs11-test release-daemon
 	else \
 		echo "*** make test: SKIPPING the Debian package test: it needs root (sudo make package-test) ***" >&2; \
 	fi
+	$(PYTHON) scripts/check-module-dependencies.py --self-test
 	$(PYTHON) scripts/check-module-dependencies.py
 	PINVAULT_PYTHON="$(VENV)/bin/python" PINVAULT_RELEASE_DAEMON="$(RELEASE_DAEMON)" $(SWIFT) test
 

@@ -15,7 +15,7 @@ final class UserAgentInstance {
         let log = scratch.path + "/agent.log"
         let agent = try ChildProcess(
             path: pinvault,
-            arguments: ["agent", "--agent-socket", socketPath, "--socket", daemonSocket, "--config", scratch.path + "/agent.toml"],
+            arguments: ["agent", "-D", "--agent-socket", socketPath, "--socket", daemonSocket, "--config", scratch.path + "/agent.toml"],
             environment: ["PATH": "/usr/bin:/bin", "HOME": scratch.path], logPath: log)
         child = agent
         let deadline = Monotonic.now() + 10_000_000_000

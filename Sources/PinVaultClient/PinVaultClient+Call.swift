@@ -67,7 +67,7 @@ extension PinVaultClient {
     }
 
     /// What a reply parameter's problem is, in words.
-    private static func describe(_ reason: ParameterError.Reason) -> String {
+    static func describe(_ reason: ParameterError.Reason) -> String {
         switch reason {
         case .missing: "missing"
         case .wrongType: "of the wrong type"

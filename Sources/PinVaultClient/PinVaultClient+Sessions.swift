@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PinVaultCrypto
 import PinVaultProtocol
 
 /// Unlock sessions: a credential's key kept open for a while, so that signatures
@@ -79,20 +80,23 @@ extension PinVaultClient {
     /// For an ssh-agent of the caller's (the per-user agent): signs `data`, what an ssh
     /// client asked it to sign, with the caller's unlocked `ssh` credential `keyId`.
     /// `forwarded`: the agent's connection was one ssh forwarded; `confirmed`: the
-    /// owner said yes to this signature. Throws `.notUnlocked`, `.confirmationRequired`,
-    /// `.forwardingNotAllowed`, `.wrongPurpose`, or `.invalidParameter("challenge")` for
-    /// data that is not SSH data for that key.
+    /// owner said yes to this signature; `rules`: the agent's own rules for the key
+    /// (its `confirm` and `allow_forwarding`), which the daemon applies beside the
+    /// session's. Throws `.notUnlocked`, `.confirmationRequired`,
+    /// `.forwardingNotAllowed` (before `.notUnlocked`: a locked key the rules refuse is
+    /// not worth a PIN), `.wrongPurpose`, or `.invalidParameter("challenge")` for data
+    /// that is not SSH data for that key.
     public func agentSign(
-        keyId: String, data: [UInt8], forwarded: Bool = false, confirmed: Bool = false
+        keyId: String, data: [UInt8], forwarded: Bool = false, confirmed: Bool = false, rules: AgentKeyRules = .init()
     ) async throws(PinVaultError) -> [UInt8] {
         try Self.checkAgentSign(keyId: keyId, data: data)
-        return try await call(.agentSign, Self.agentSignParameters(keyId, data, forwarded, confirmed), decode: Self.signature)
+        return try await call(.agentSign, Self.agentSignParameters(keyId, data, forwarded, confirmed, rules), decode: Self.signature)
     }
 
     /// `agentSign` for an agent's event loop, which must not wait: the signature or the
     /// error goes to `completion`, on the connection's queue.
     public func agentSign(
-        keyId: String, data: [UInt8], forwarded: Bool = false, confirmed: Bool = false,
+        keyId: String, data: [UInt8], forwarded: Bool = false, confirmed: Bool = false, rules: AgentKeyRules = .init(),
         completion: @escaping @Sendable (Result<[UInt8], PinVaultError>) -> Void
     ) {
         do throws(PinVaultError) {
@@ -100,26 +104,28 @@ extension PinVaultClient {
         } catch {
             return completion(.failure(error))
         }
-        call(.agentSign, Self.agentSignParameters(keyId, data, forwarded, confirmed), decode: Self.signature, completion: completion)
+        call(.agentSign, Self.agentSignParameters(keyId, data, forwarded, confirmed, rules), decode: Self.signature, completion: completion)
     }
 
-    private static func checkAgentSign(keyId: String, data: [UInt8]) throws(PinVaultError) {
+    static func checkAgentSign(keyId: String, data: [UInt8]) throws(PinVaultError) {
         try ClientLimits.checkKeyId(keyId)
         guard ProtocolLimits.agentDataBytes.contains(data.count) else { throw .invalidParameter("challenge") }
     }
 
-    private static func agentSignParameters(
-        _ keyId: String, _ data: [UInt8], _ forwarded: Bool, _ confirmed: Bool
+    static func agentSignParameters(
+        _ keyId: String, _ data: [UInt8], _ forwarded: Bool, _ confirmed: Bool, _ rules: AgentKeyRules
     ) -> (inout JSONObjectWriter) -> Void {
         { parameters in
             parameters.field("keyId", keyId)
             parameters.field("challenge", Base64.encodedString(data))
             if forwarded { parameters.field("forwarded", true) }
             if confirmed { parameters.field("confirmed", true) }
+            if rules.confirmEachUse { parameters.field("confirmEachUse", true) }
+            if rules.allowForwarding { parameters.field("allowForwarding", true) }
         }
     }
 
-    @Sendable private static func signature(_ reply: ParameterDecoder) throws(ParameterError) -> [UInt8] {
+    @Sendable static func signature(_ reply: ParameterDecoder) throws(ParameterError) -> [UInt8] {
         try reply.base64("signature", required: true, decodedBytes: ProtocolLimits.signatureBytes) ?? []
     }
 
@@ -142,6 +148,49 @@ extension PinVaultClient {
             parameters.field("certificate", Base64.encodedString(certificate))
         } decode: { reply throws(ParameterError) in
             try Credential.decode("credential", in: reply)
+        }
+    }
+}
+
+/// An ssh-agent's own rules for one key (the per-user agent's agent.toml), sent with each
+/// `agentSign`: the daemon applies them beside the key's session, whoever unlocked it.
+public struct AgentKeyRules: Sendable, Equatable {
+    /// Ask the owner before each signature.
+    public var confirmEachUse: Bool
+    /// Sign for a connection ssh forwarded (the session must allow it too).
+    public var allowForwarding: Bool
+
+    public init(confirmEachUse: Bool = false, allowForwarding: Bool = false) {
+        self.confirmEachUse = confirmEachUse
+        self.allowForwarding = allowForwarding
+    }
+}
+
+/// `AgentSign` for a caller that owns the connection's I/O itself — the per-user
+/// agent's event loop, which writes the call and reads the reply on its own thread,
+/// several calls in a row (Varlink answers them in order).
+public enum AgentSignCall {
+    /// The call as one frame (checked as `agentSign` checks it).
+    public static func frame(
+        keyId: String, data: [UInt8], forwarded: Bool, confirmed: Bool = false, rules: AgentKeyRules
+    ) throws(PinVaultError) -> ReplyBuffer {
+        try PinVaultClient.checkAgentSign(keyId: keyId, data: data)
+        let frame = ReplyBuffer(capacity: 1024)
+        VarlinkCall.append(
+            method: VaultMethod.agentSign.qualifiedName, to: frame,
+            PinVaultClient.agentSignParameters(keyId, data, forwarded, confirmed, rules)
+        )
+        return frame
+    }
+
+    /// The signature one reply frame (without its NUL) carries, or the error it names.
+    public static func reply(_ frame: UnsafeRawBufferPointer) -> Result<[UInt8], PinVaultError> {
+        VarlinkConnection.interpret(frame) { reply throws(PinVaultError) in
+            do throws(ParameterError) {
+                return try PinVaultClient.signature(reply)
+            } catch {
+                throw .protocolError("the reply's \"\(error.parameter)\" is \(PinVaultClient.describe(error.reason))")
+            }
         }
     }
 }

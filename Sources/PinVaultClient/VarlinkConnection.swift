@@ -165,7 +165,7 @@ final class VarlinkConnection: @unchecked Sendable {
     }
 
     /// A reply's result, or the error it names.
-    private static func interpret<T>(
+    static func interpret<T>(
         _ frame: UnsafeRawBufferPointer,
         decode: (ParameterDecoder) throws(PinVaultError) -> T
     ) -> Result<T, PinVaultError> {

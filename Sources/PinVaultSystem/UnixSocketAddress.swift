@@ -45,12 +45,15 @@ public struct UnixSocketAddress: Sendable {
 
 /// Unix sockets at a path: the client end, and a bound server end.
 public enum UnixSocket {
-    /// A blocking, close-on-exec stream socket connected to `path`. `ENAMETOOLONG` or
-    /// `EINVAL` when the path cannot be an address; the `errno` of `connect` otherwise
-    /// (`ENOENT`, `ECONNREFUSED`, `EACCES`…).
-    public static func connect(path: String) throws(SystemError) -> Int32 {
+    /// A close-on-exec stream socket connected to `path`, blocking unless `nonBlocking`
+    /// (for an event loop: a Unix socket's connect is done at once, or refused with
+    /// `EAGAIN` when the server's backlog is full). `ENAMETOOLONG` or `EINVAL` when the
+    /// path cannot be an address; the `errno` of `connect` otherwise (`ENOENT`,
+    /// `ECONNREFUSED`, `EACCES`…).
+    public static func connect(path: String, nonBlocking: Bool = false) throws(SystemError) -> Int32 {
         let address = try UnixSocketAddress.of(path: path, for: "connect")
-        let fd = try Syscall.run("socket") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
+        let fd = try Syscall.run("socket") { socket(AF_UNIX, flags, 0) }
         do {
             try address.withSockaddr { (address, length) throws(SystemError) in
                 try Syscall.connect { Glibc.connect(fd, address, length) }

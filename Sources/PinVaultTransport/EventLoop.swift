@@ -107,6 +107,8 @@ struct EventLoop: ~Copyable {
             default:
                 if let connection = connections[token] {
                     handleEvents(events[index].events, on: connection)
+                } else {
+                    _ = server.descriptors.fire(token)
                 }
             }
         }

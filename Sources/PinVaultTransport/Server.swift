@@ -35,6 +35,8 @@ public final class Server: Sendable {
     let wakeup: Wakeup
     let signals: ShutdownSignals
     let completions = CompletionQueue()
+    /// Descriptors of a handler's own that the loop watches (`LoopDescriptors`).
+    public let descriptors: LoopDescriptors
     /// Whether work outside the loop still runs or waits (the engine's pools,
     /// unlocked sessions): the server is idle only when this is false.
     let hasWork: @Sendable () -> Bool
@@ -62,6 +64,7 @@ public final class Server: Sendable {
         self.notifier = notifier
         self.logger = logger
         epoll = try Epoll()
+        descriptors = LoopDescriptors(epoll: epoll)
         wakeup = try Wakeup()
         signals = try ShutdownSignals()
     }

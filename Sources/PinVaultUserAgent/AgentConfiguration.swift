@@ -19,7 +19,8 @@ public struct AgentConfiguration: Sendable, Equatable {
     public var unlockTTLSeconds: Int64 = 900
     public var promptTimeoutSeconds: Int = 60
     /// A pinentry program; nil: `/usr/bin/pinentry` when installed and it has a display
-    /// or a terminal to ask on, else `SSH_ASKPASS` (then `/usr/bin/ssh-askpass`).
+    /// or a terminal to ask on, else `SSH_ASKPASS` (then `/usr/bin/ssh-askpass`), which
+    /// is also asked whenever a pinentry cannot ask.
     public var pinentry: String?
     public var confirm: [String] = []
     public var allowForwarding: [String] = []
@@ -93,18 +94,17 @@ public struct AgentConfiguration: Sendable, Equatable {
         let installed = access("/usr/bin/pinentry", X_OK) == 0
         let askpass = environment["SSH_ASKPASS"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (access("/usr/bin/ssh-askpass", X_OK) == 0 ? "/usr/bin/ssh-askpass" : nil)
-        let program: PromptSettings.Program
+        // The first choice, then SSH_ASKPASS for when a pinentry cannot ask (one that
+        // finds no terminal, as pinentry-curses without one).
+        var programs: [PromptSettings.Program] = []
         if let pinentry {
-            program = .pinentry(path: pinentry)
+            programs.append(.pinentry(path: pinentry))
         } else if installed && (canShow || askpass == nil) {
-            program = .pinentry(path: "/usr/bin/pinentry")
-        } else if let askpass {
-            program = .askpass(path: askpass)
-        } else {
-            program = .none
+            programs.append(.pinentry(path: "/usr/bin/pinentry"))
         }
+        if let askpass { programs.append(.askpass(path: askpass)) }
         return PromptSettings(
-            program: program, timeoutSeconds: promptTimeoutSeconds, tty: tty, term: environment["TERM"], environment: passed
+            programs: programs, timeoutSeconds: promptTimeoutSeconds, tty: tty, term: environment["TERM"], environment: passed
         )
     }
 }

@@ -14,32 +14,43 @@ import PinVaultSystem
 enum KeyDescription {
     static func request(
         comment: String, key: SSHKey, data: [UInt8], destination: AgentConnectionState.Destination, home: String?
-    ) -> String {
-        var text = "Use your PinVault key \(comment)\n\(fingerprint(key.blob))"
+    ) -> PromptText {
+        var text = PromptText(summary: Self.key(comment: comment, key: key))
         switch data.withUnsafeBytes(SSHSignedData.parse) {
         case .userauth(let request):
-            text += "\nto log in as \(printable(request.user))"
+            text.details.append("to log in as \(printable(request.user))")
         case .sshsig(let preimage):
-            text += "\nto sign for \(printable(preimage.namespace))"
+            text.details.append("to sign for \(printable(preimage.namespace))")
         case nil:
             break
         }
         if destination.forwarded {
-            text += destination.forwardedTo.map { "\nthrough an agent forwarded to " + host($0, home: home) }
-                ?? "\nthrough a forwarded agent"
+            text.details.append(destination.forwardedTo.map { "through an agent forwarded to " + host($0, home: home) }
+                ?? "through a forwarded agent")
             if let next = destination.host, next != destination.forwardedTo {
-                text += "\non " + host(next, home: home) + ", as that host says"
+                text.details.append("on " + host(next, home: home) + ", as that host says")
             }
         } else if let login = destination.host {
-            text += "\non " + host(login, home: home)
+            text.details.append("on " + host(login, home: home))
         }
-        return text + "?"
+        return text
     }
 
-    /// A host by its known_hosts names (three at most), then its key's fingerprint.
+    /// Which key: "Use your PinVault key alice (laptop)" and its fingerprint.
+    static func key(comment: String, key: SSHKey) -> String {
+        "Use your PinVault key \(comment)\n\(fingerprint(key.blob))"
+    }
+
+    /// A host by its known_hosts names (three at most), then its key's fingerprint;
+    /// never an empty name: a key known_hosts does not name (or names only hashed, as
+    /// ssh's HashKnownHosts writes it) is said to be so.
     private static func host(_ key: [UInt8], home: String?) -> String {
-        let names = KnownHosts.names(of: key, home: home)
-        return (names.isEmpty ? "" : names.prefix(3).joined(separator: ", ") + " ") + "(host key \(fingerprint(key)))"
+        let fingerprint = "(host key \(fingerprint(key)))"
+        switch KnownHosts.names(of: key, home: home) {
+        case .named(let names): return names.prefix(3).joined(separator: ", ") + " " + fingerprint
+        case .hashed: return "a host known_hosts names only hashed " + fingerprint
+        case .unknown: return "a host not in known_hosts " + fingerprint
+        }
     }
 
     /// OpenSSH's fingerprint: `SHA256:` and the unpadded base64 of the blob's SHA-256.
@@ -62,21 +73,33 @@ enum KeyDescription {
 enum KnownHosts {
     static let maxFileBytes = 4 << 20
 
-    static func names(of hostKey: [UInt8], home: String?) -> [String] {
+    enum Names: Equatable {
+        case named([String])
+        /// Only hashed names (`|1|…`) have this key.
+        case hashed
+        case unknown
+    }
+
+    static func names(of hostKey: [UInt8], home: String?) -> Names {
         let files = (home.map { [$0 + "/.ssh/known_hosts"] } ?? []) + ["/etc/ssh/ssh_known_hosts"]
         var found: [String] = []
+        var hashed = false
         for file in files {
             guard let bytes = try? RegularFile.read(path: file, maxBytes: maxFileBytes) else { continue }
             for line in bytes.split(separator: UInt8(ascii: "\n")) {
                 let fields = line.split(omittingEmptySubsequences: true) { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
                 guard fields.count >= 3, fields[0].first != UInt8(ascii: "#"), fields[0].first != UInt8(ascii: "@") else { continue }
                 guard let blob = try? Base64.decode(String(decoding: fields[2], as: UTF8.self)), blob == hostKey else { continue }
-                for name in fields[0].split(separator: UInt8(ascii: ",")) where name.first != UInt8(ascii: "|") {
+                for name in fields[0].split(separator: UInt8(ascii: ",")) {
+                    if name.first == UInt8(ascii: "|") {
+                        hashed = true
+                        continue
+                    }
                     let readable = KeyDescription.printable(Array(name))
-                    if !found.contains(readable) { found.append(readable) }
+                    if !readable.isEmpty && !found.contains(readable) { found.append(readable) }
                 }
             }
         }
-        return found
+        return !found.isEmpty ? .named(found) : hashed ? .hashed : .unknown
     }
 }

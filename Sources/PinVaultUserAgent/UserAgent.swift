@@ -17,16 +17,21 @@ public enum UserAgent {
 
     /// Serves until SIGTERM or SIGINT (or, socket-activated, an hour with nothing to
     /// do: the user unit starts it again on the next connection).
-    public static func run(_ configuration: AgentConfiguration, environment: [String: String], logger: Logger) throws {
+    /// `listening` runs once the socket is bound and the agent about to serve: `pinvault
+    /// agent` prints its shell lines there, or tells the process that started it.
+    public static func run(
+        _ configuration: AgentConfiguration, environment: [String: String], logger: Logger, listening: () -> Void = {}
+    ) throws {
         // PINs pass through: no core dumps, no ptrace or /proc/PID/mem by the same uid
         // (as pinvaultd, and OpenSSH's ssh-agent).
         try ProcessHardening.apply()
         let listener = try listen(configuration)
         let settings = configuration.promptSettings(environment: environment)
-        if case .none = settings.program {
+        let prompts = settings.makePrompts(logger: logger)
+        if prompts.isEmpty {
             logger.warning("no pinentry and no SSH_ASKPASS: locked keys cannot be unlocked through the agent (pinvault unlock them)")
         }
-        let backend = UserAgentBackend(configuration: configuration, prompt: settings.makePrompt(), home: environment["HOME"])
+        let backend = UserAgentBackend(configuration: configuration, prompts: prompts, home: environment["HOME"], logger: logger)
         let activated = SocketActivation.isActive
         let server = try Server(
             doors: [Server.Door(listener: listener, handler: SSHAgentDoor(backend: backend))],
@@ -37,7 +42,9 @@ public enum UserAgent {
             stats: ServerStats(), notifier: SystemdNotifier(), logger: logger,
             hasWork: { backend.inFlight.load(ordering: .relaxed) > 0 }
         )
+        backend.attach(server.descriptors)
         SystemdNotifier().ready(status: "Serving ssh on \(activated ? "the socket systemd passed" : configuration.agentSocket)")
+        listening()
         try server.run()
     }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
+import Logging
 import PinVaultAgentDoor
 import PinVaultClient
 import PinVaultCrypto
@@ -16,13 +17,21 @@ import Synchronization
 /// prompt to the daemon, in locked memory, wiped by the call that carries it.
 final class UserAgentBackend: SSHAgentBackend {
     let configuration: AgentConfiguration
-    let prompt: (any Prompt)?
+    let prompts: PromptChain
+    let logger: Logger
     /// The user's home, for `known_hosts`.
     let home: String?
     /// The agent's own uid: the only peer it serves, besides root.
     let owner = getuid()
     /// One connection to pinvaultd per ssh connection (its requests come one at a time).
     private let clients = Mutex<[ConnectionID: PinVaultClient]>([:])
+    /// What List said on each ssh connection, kept while it lasts: ssh asks for the
+    /// identities once per connection, and each signature needs its key's credential
+    /// (user and label: agent.toml names keys so). Dropped with the connection, and when
+    /// an answer of the daemon says it is stale (NoSuchCredential, WrongPurpose) or the
+    /// daemon's connection was lost (it may have restarted on another vault). It holds
+    /// what a key is, never whether it is unlocked: that is asked anew every time.
+    private let listed = Mutex<[ConnectionID: [Credential]]>([:])
     /// One question at a time: a second request for a key being unlocked waits, then
     /// finds it unlocked.
     private let prompting = AsyncLock()
@@ -30,6 +39,9 @@ final class UserAgentBackend: SSHAgentBackend {
     private let promptQueue = DispatchQueue(label: "pv-agent-prompt")
     /// Where notices wait to be dismissed, one at a time, holding no question back.
     private let noticeQueue = DispatchQueue(label: "pv-agent-notice")
+    /// pinvaultd on the agent's own event loop, for the one-call way of a signature;
+    /// set once, before the loop runs (`attach`).
+    private let onLoop = Mutex<DaemonOnLoop?>(nil)
     /// Requests being served: the agent is not idle while one is (a prompt on screen).
     let inFlight = Atomic<Int>(0)
 
@@ -39,45 +51,97 @@ final class UserAgentBackend: SSHAgentBackend {
     /// unlocked), of a yes (then asked), then made.
     static let signingSteps = 3
 
-    init(configuration: AgentConfiguration, prompt: (any Prompt)?, home: String?) {
+    init(configuration: AgentConfiguration, prompts: PromptChain, home: String?, logger: Logger) {
         self.configuration = configuration
-        self.prompt = prompt
+        self.prompts = prompts
         self.home = home
+        self.logger = logger
+    }
+
+    /// Gives the backend its connection to pinvaultd on the loop that serves ssh.
+    func attach(_ descriptors: LoopDescriptors) {
+        onLoop.withLock { $0 = DaemonOnLoop(socketPath: configuration.daemonSocket, descriptors: descriptors) }
     }
 
     // MARK: SSHAgentBackend
 
     func identities(_ call: AgentCall, answer: @escaping @Sendable ([SSHAgentReply.Identity]?) -> Void) {
+        // Asked again on the same connection: answered here, on the loop.
+        if call.peer.uid == owner || call.peer.uid == 0, let credentials = listed.withLock({ $0[call.connection] }) {
+            return answer(Self.identities(credentials))
+        }
         serve(call, answer: answer) { [self] in
-            let credentials = try await withClient(call, retrying: true) { try await $0.list(purpose: .ssh) }
-            return SSHAgentOffer.identities(credentials.map {
-                SSHAgentOffer(algorithm: $0.algorithm, publicKey: $0.publicKey, user: $0.user, label: $0.label, certificates: $0.sshCertificates)
-            })
+            Self.identities(try await credentials(call))
+        }
+    }
+
+    private static func identities(_ credentials: [Credential]) -> [SSHAgentReply.Identity] {
+        SSHAgentOffer.identities(credentials.map {
+            SSHAgentOffer(algorithm: $0.algorithm, publicKey: $0.publicKey, user: $0.user, label: $0.label, certificates: $0.sshCertificates)
+        })
+    }
+
+    /// The user's ssh credentials: the connection's List, made now when it has none.
+    private func credentials(_ call: AgentCall) async throws -> [Credential] {
+        if let kept = listed.withLock({ $0[call.connection] }) { return kept }
+        let credentials = try await withClient(call, retrying: true) { try await $0.list(purpose: .ssh) }
+        // Kept only for a connection still open: the transport cancels the request before
+        // connectionClosed drops the entry under the same lock, so one stored after a
+        // live look here is dropped there.
+        listed.withLock { if !call.isCancelled() { $0[call.connection] = credentials } }
+        return credentials
+    }
+
+    /// Forgets the connection's List after an answer that says it is stale.
+    private func forgetListIfStale(_ error: PinVaultError, _ call: AgentCall) {
+        if error.code == .noSuchCredential || error.code == .wrongPurpose || Self.connectionGone(error) {
+            listed.withLock { $0[call.connection] = nil }
         }
     }
 
     func sign(keyBlob: [UInt8], data: [UInt8], flags: UInt32, _ call: AgentCall, answer: @escaping @Sendable ([UInt8]?) -> Void) {
         let fullWay: @Sendable () -> Void = { [self] in serve(call, answer: answer) { [self] in try await signature(keyBlob: keyBlob, data: data, call) } }
-        // The common case in one call, on the client's queue, with no task: an unlocked
-        // key this agent asks nothing about (its key id is its public key's hash, so no
-        // List is needed). A key that needs a PIN or a yes, or a daemon that restarted,
-        // takes the full way; any other refusal is the answer.
-        // Only with a client already connected: a connect could block the loop.
-        guard configuration.confirm.isEmpty, call.peer.uid == owner || call.peer.uid == 0,
+        // The common case in one call, on the event loop, with no task and no other
+        // thread: an unlocked key whose rules are known without a List (its key id is its
+        // public key's hash; its credential is in the connection's List, or agent.toml
+        // has no rules that could name it). A key that needs a PIN or a yes, or a daemon
+        // that restarted, takes the full way; any other refusal is the answer.
+        let forwarded = call.state.isForwarded
+        guard call.peer.uid == owner || call.peer.uid == 0,
               let publicKey = SSHAgentOffer.publicKey(ofBlob: keyBlob), let keyId = try? KeyID(publicKey: publicKey),
-              let client = clients.withLock({ $0[call.connection] })
+              let daemon = onLoop.withLock({ $0 })
         else { return fullWay() }
+        let rules: AgentKeyRules
+        if let credential = listed.withLock({ $0[call.connection]?.first { $0.publicKey == publicKey } }) {
+            rules = self.rules(for: credential)
+        } else if configuration.confirm.isEmpty && (configuration.allowForwarding.isEmpty || !forwarded) {
+            rules = AgentKeyRules()
+        } else {
+            return fullWay()
+        }
+        let frame: ReplyBuffer
+        do {
+            frame = try AgentSignCall.frame(keyId: keyId.hex, data: data, forwarded: forwarded, rules: rules)
+        } catch {
+            return answer(nil)  // not data any key signs here (its size)
+        }
         inFlight.add(1, ordering: .relaxed)
-        client.agentSign(keyId: keyId.hex, data: data, forwarded: call.state.isForwarded) { [self] result in
+        let written = daemon.call(frame) { [self] result in
             defer { inFlight.subtract(1, ordering: .relaxed) }
             switch result {
             case .success(let signature):
                 answer(signature)
             case .failure(let error) where error.code == .notUnlocked || error.code == .confirmationRequired || Self.connectionGone(error):
                 if call.isCancelled() { answer(nil) } else { fullWay() }
-            case .failure:
+            case .failure(let error):
+                forgetListIfStale(error, call)
+                refused(error, keyId: keyId.hex)
                 answer(nil)
             }
+        }
+        if !written {
+            inFlight.subtract(1, ordering: .relaxed)
+            fullWay()
         }
     }
 
@@ -90,11 +154,20 @@ final class UserAgentBackend: SSHAgentBackend {
             for credential in chosen {
                 _ = try await withClient(call, retrying: true) { try await $0.lock(keyId: credential.keyId) }
             }
+            // ssh-add -D says "All identities removed.": the keys stay in pinvaultd and
+            // stay listed, locked, and their next use asks for the PIN again.
+            let names = chosen.map { SSHKey.comment(user: $0.user, label: $0.label) }
+            logger.notice("""
+                ssh-add \(keyBlob == nil ? "-D" : "-d"): locked \(chosen.count) key\(chosen.count == 1 ? "" : "s")\
+                \(names.isEmpty ? "" : " (" + names.joined(separator: ", ") + ")"); \
+                they stay listed, and their next use asks for the PIN
+                """)
             return keyBlob == nil || !chosen.isEmpty
         }
     }
 
     func connectionClosed(_ connection: ConnectionID) {
+        listed.withLock { $0[connection] = nil }
         clients.withLock { $0.removeValue(forKey: connection) }?.close()
     }
 
@@ -102,48 +175,92 @@ final class UserAgentBackend: SSHAgentBackend {
 
     private func signature(keyBlob: [UInt8], data: [UInt8], _ call: AgentCall) async throws -> [UInt8] {
         guard let publicKey = SSHAgentOffer.publicKey(ofBlob: keyBlob) else { throw Refused() }
-        let credentials = try await withClient(call, retrying: true) { try await $0.list(purpose: .ssh) }
-        guard let credential = credentials.first(where: { $0.publicKey == publicKey }) else { throw Refused() }
+        // A key the connection's List does not hold may be newer than it: asked anew.
+        var found = try await credentials(call).first(where: { $0.publicKey == publicKey })
+        if found == nil {
+            listed.withLock { $0[call.connection] = nil }
+            found = try await credentials(call).first(where: { $0.publicKey == publicKey })
+        }
+        guard let credential = found else { throw Refused() }
         let forwarded = call.state.isForwarded
+        let rules = rules(for: credential)
         // Made when a prompt needs it (it reads known_hosts), not for every signature.
         let description = { @Sendable [home] in
             KeyDescription.request(
-                comment: SSHKey.comment(user: credential.user, label: credential.label), key: SSHKey(algorithm: credential.algorithm, publicKey: publicKey), data: data,
+                comment: SSHKey.comment(user: credential.user, label: credential.label),
+                key: SSHKey(algorithm: credential.algorithm, publicKey: publicKey), data: data,
                 destination: call.state.destination(of: data), home: home
             )
         }
+        // The daemon is asked first, before any prompt: what it refuses on the request
+        // alone (a forwarded signature this key may not make, locked or not) is refused
+        // without a PIN dialog. Then each step it asks for: a PIN (NotUnlocked), a yes
+        // (ConfirmationRequired, by the session's rule or this agent's).
         var confirmed = false
-        // This agent's own rule for the key: ask before every use.
-        if wantsConfirmation(credential) {
-            guard await ask(call, { prompt, cancelled in prompt.confirm(description: description(), isCancelled: cancelled) }) else {
-                throw Refused()
-            }
-            confirmed = true
-        }
+        var unlocked = false
         for _ in 0..<Self.signingSteps {
             let saidYes = confirmed
             do {
                 return try await withClient(call, retrying: true) {
-                    try await $0.agentSign(keyId: credential.keyId, data: data, forwarded: forwarded, confirmed: saidYes)
+                    try await $0.agentSign(keyId: credential.keyId, data: data, forwarded: forwarded, confirmed: saidYes, rules: rules)
                 }
-            } catch let error as PinVaultError where error.code == .notUnlocked {
+            } catch let error as PinVaultError where error.code == .notUnlocked && !unlocked {
+                // This agent's own rule asks before the PIN, as before each use.
+                if rules.confirmEachUse && !confirmed {
+                    guard try await ask(call, { prompts, cancelled in prompts.confirm(description(), isCancelled: cancelled) }) else {
+                        throw Refused()
+                    }
+                    confirmed = true
+                }
                 try await unlock(credential, description: description, call)
+                unlocked = true
             } catch let error as PinVaultError where error.code == .confirmationRequired && !confirmed {
-                // Unlocked elsewhere (pinvault unlock --confirm): every use is asked.
-                guard await ask(call, { prompt, cancelled in prompt.confirm(description: description(), isCancelled: cancelled) }) else {
+                guard try await ask(call, { prompts, cancelled in prompts.confirm(description(), isCancelled: cancelled) }) else {
                     throw Refused()
                 }
                 confirmed = true
+            } catch let error as PinVaultError {
+                forgetListIfStale(error, call)
+                refused(error, keyId: credential.keyId)
+                throw error
             }
         }
         throw Refused()
+    }
+
+    /// This agent's rules for `credential` (agent.toml's `confirm`, `allow_forwarding`),
+    /// which the daemon applies beside the key's session, whoever unlocked it.
+    private func rules(for credential: Credential) -> AgentKeyRules {
+        AgentKeyRules(
+            confirmEachUse: wantsConfirmation(credential),
+            allowForwarding: AgentConfiguration.names(
+                configuration.allowForwarding, keyId: credential.keyId, user: credential.user, label: credential.label
+            )
+        )
+    }
+
+    /// Logs why the daemon refused a signature, when the refusal says something the
+    /// user should see (ssh itself only says "agent refused operation").
+    private func refused(_ error: PinVaultError, keyId: String) {
+        switch error.code {
+        case .forwardingNotAllowed:
+            logger.notice("""
+                refused a signature with key \(keyId) for a forwarded agent (ssh -A): the key may not sign \
+                forwarded (allow_forwarding in agent.toml, and pinvault unlock --allow-forwarding for a \
+                session opened elsewhere)
+                """)
+        case .wrongPurpose, .invalidParameter:
+            logger.notice("refused a signature with key \(keyId): \(error.description)")
+        default:
+            break
+        }
     }
 
     /// Asks for the PIN and unlocks `credential` — unless, once this request's turn to
     /// ask has come, another request has unlocked it meanwhile. A cancelled prompt sends
     /// nothing (no attempt counted); a wrong PIN is asked again, saying how many
     /// attempts are left; a throttled or blocked key is told and ends the request.
-    private func unlock(_ credential: Credential, description: @escaping @Sendable () -> String, _ call: AgentCall) async throws {
+    private func unlock(_ credential: Credential, description: @escaping @Sendable () -> PromptText, _ call: AgentCall) async throws {
         try await prompting.withLock { [self] in
             let now = try await withClient(call, retrying: true) { try await $0.list(user: credential.user, purpose: .ssh) }
             guard let current = now.first(where: { $0.keyId == credential.keyId }) else { throw Refused() }
@@ -161,10 +278,12 @@ final class UserAgentBackend: SSHAgentBackend {
                 break
             }
             var error: String?
+            // Wrong PINs typed in this very prompt: the user knows of those.
+            var typedWrong = 0
             for _ in 0..<Self.pinTries {
-                guard let pin = await askPIN(description: description(), error: error, call) else { throw Refused() }
+                guard let pin = try await askPIN(description: description(), error: error, call) else { throw Refused() }
                 do {
-                    _ = try await withClient(call, retrying: false) {
+                    let session = try await withClient(call, retrying: false) {
                         try await $0.unlock(
                             user: credential.user, keyId: credential.keyId, pin: pin,
                             ttl: .seconds(configuration.unlockTTLSeconds),
@@ -174,11 +293,13 @@ final class UserAgentBackend: SSHAgentBackend {
                             )
                         )
                     }
+                    reportWrongPINs(session.failedAttemptsCleared - typedWrong, credential)
                     return
                 } catch let failure as PinVaultError {
                     pin.wipe()
                     switch failure.code {
                     case .wrongPin:
+                        typedWrong += 1
                         let left = failure.remainingAttempts ?? 0
                         error = "Wrong PIN: \(left) attempt\(left == 1 ? "" : "s") left"
                     case .lockedOut, .credentialBlocked, .credentialWiped:
@@ -203,10 +324,25 @@ final class UserAgentBackend: SSHAgentBackend {
     /// Tells the user why the request ends, and ends it at once: the notice stays up
     /// on a queue of its own (until dismissed or its deadline), holding no other prompt.
     private func refuse(_ call: AgentCall, _ message: String) async throws -> Never {
-        if let prompt {
-            noticeQueue.async { prompt.tell(message, isCancelled: { false }) }
-        }
+        logger.notice("\(message)")
+        notify(message)
         throw Refused()
+    }
+
+    /// Shows `message` in a notice that holds no question back.
+    private func notify(_ message: String) {
+        guard !prompts.isEmpty else { return }
+        noticeQueue.async { [prompts] in _ = prompts.tell(message, isCancelled: { false }) }
+    }
+
+    /// Tells the user of wrong PINs a right one cleared that were not typed in this
+    /// agent's prompt — someone else may have been guessing — in the words the CLI and
+    /// PAM use, in a notice and in the log.
+    private func reportWrongPINs(_ count: Int, _ credential: Credential) {
+        guard let said = FailedAttempts.notice(count) else { return }
+        let key = SSHKey.comment(user: credential.user, label: credential.label)
+        logger.warning("key \(credential.keyId) (\(key)) unlocked: \(said)")
+        notify("PinVault key \(key): \(said)")
     }
 
     private func wantsConfirmation(_ credential: Credential) -> Bool {
@@ -215,21 +351,44 @@ final class UserAgentBackend: SSHAgentBackend {
 
     // MARK: Prompts
 
-    private func askPIN(description: String, error: String?, _ call: AgentCall) async -> PIN? {
-        guard let prompt else { return nil }
-        return await withCheckedContinuation { continuation in
-            promptQueue.async {
-                continuation.resume(returning: prompt.askPIN(description: description, error: error, isCancelled: call.isCancelled))
-            }
+    /// The PIN, or nil when the user declined (cancel, no answer in time, ssh left).
+    /// When no prompt could ask, why is in the log, and the request fails.
+    private func askPIN(description: PromptText, error: String?, _ call: AgentCall) async throws -> PIN? {
+        let answer = await onPromptQueue { [prompts] in prompts.askPIN(description, error: error, isCancelled: call.isCancelled) }
+        switch answer {
+        case .answered(let pin): return pin
+        case .declined: return nil
+        case .failed(let why): throw cannotAsk(why)
         }
     }
 
-    /// Runs a yes/no (or notice) question on the prompt queue.
-    private func ask(_ call: AgentCall, _ question: @escaping @Sendable (any Prompt, @escaping @Sendable () -> Bool) -> Bool) async -> Bool {
-        guard let prompt else { return false }
-        return await withCheckedContinuation { continuation in
-            promptQueue.async { continuation.resume(returning: question(prompt, call.isCancelled)) }
+    /// Runs a yes/no question on the prompt queue: true for a yes.
+    private func ask(_ call: AgentCall, _ question: @escaping @Sendable (PromptChain, @escaping @Sendable () -> Bool) -> PromptAnswer<Void>) async throws -> Bool {
+        let answer = await onPromptQueue { [prompts] in question(prompts, call.isCancelled) }
+        switch answer {
+        case .answered: return true
+        case .declined: return false
+        case .failed(let why): throw cannotAsk(why)
         }
+    }
+
+    private func onPromptQueue<T>(_ body: @escaping @Sendable () -> PromptAnswer<T>) async -> PromptAnswer<T> {
+        await withCheckedContinuation { (continuation: CheckedContinuation<UncheckedAnswer<T>, Never>) in
+            promptQueue.async { continuation.resume(returning: UncheckedAnswer(answer: body())) }
+        }.answer
+    }
+
+    /// A prompt's answer handed from the prompt queue to the request that waits for it
+    /// (a PIN is a class of its own, used by one owner at a time).
+    private struct UncheckedAnswer<T>: @unchecked Sendable {
+        let answer: PromptAnswer<T>
+    }
+
+    /// Nothing could ask the user: the log says why (ssh only hears SSH_AGENT_FAILURE,
+    /// and says "agent refused operation").
+    private func cannotAsk(_ why: String) -> Refused {
+        logger.error("cannot ask for a PIN or a yes, so the signature is refused: \(why)")
+        return Refused()
     }
 
     // MARK: Plumbing
@@ -255,6 +414,7 @@ final class UserAgentBackend: SSHAgentBackend {
         do {
             return try await body(try client(for: call))
         } catch let error as PinVaultError where Self.connectionGone(error) {
+            listed.withLock { $0[call.connection] = nil }
             clients.withLock { $0.removeValue(forKey: call.connection) }?.close()
             guard retrying else { throw error }
             return try await body(try client(for: call))

@@ -107,7 +107,11 @@ extension VaultRequest {
             let data = try p.base64("challenge", required: true, decodedBytes: ProtocolLimits.agentDataBytes) ?? []
             let context = SigningContext(
                 forwarded: try p.bool("forwarded", required: false) ?? false,
-                confirmed: try p.bool("confirmed", required: false) ?? false
+                confirmed: try p.bool("confirmed", required: false) ?? false,
+                doorRules: SessionConstraints(
+                    confirmEachUse: try p.bool("confirmEachUse", required: false) ?? false,
+                    allowForwarding: try p.bool("allowForwarding", required: false) ?? false
+                )
             )
             return .sign(keyId: keyId, message: data, access: .userAgent, context: context)
         case .signDigest:

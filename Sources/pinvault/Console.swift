@@ -1,3 +1,5 @@
+import PinVaultClient
+
 /// What a command prints: the reply as JSON (`--json`) or as sentences and tables,
 /// and failures as `pinvault: …` on stderr or as a JSON error document on stdout.
 /// Sentences and notes are escaped for the terminal (`TerminalText`), as tables are:
@@ -26,10 +28,7 @@ struct Console {
     /// Tells of wrong PINs a right one cleared, as `login` tells of failed logins:
     /// nothing when there were none.
     func noteFailedAttemptsCleared(_ count: Int) {
-        guard count > 0 else { return }
-        note(count == 1
-            ? "1 wrong PIN was tried since your last success"
-            : "\(count) wrong PINs were tried since your last success")
+        if let notice = FailedAttempts.notice(count) { note(notice) }
     }
 
     func note(_ message: String) {

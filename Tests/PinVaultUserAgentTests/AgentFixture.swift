@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+import PinVaultCrypto
+import PinVaultSSHProtocol
 import PinVaultTestKit
 import XCTest
 
@@ -64,6 +66,55 @@ final class AgentFixture {
         return prompts.count >= count
     }
 
+    /// A pinentry stand-in that answers every GETPIN with `pin` and records each
+    /// description it is given (SETDESC, decoded) in `pinentryDescriptions`: where the
+    /// full text of a question goes (an askpass gets the brief one).
+    func recordingPinentry(pin: String) throws -> String {
+        let path = directory.path + "/pinentry-recording"
+        try """
+            #!/usr/bin/python3
+            import sys, urllib.parse
+            log = open(sys.argv[0] + ".descriptions", "a")
+            print("OK Pleased to meet you", flush=True)
+            for line in sys.stdin:
+                command = line.rstrip("\\n")
+                if command.startswith("SETDESC "):
+                    log.write(urllib.parse.unquote(command[8:]) + "\\x1e\\n"); log.flush()
+                if command == "GETPIN":
+                    print("D \(pin)", flush=True)
+                if command == "BYE":
+                    print("OK closing connection", flush=True)
+                    break
+                print("OK", flush=True)
+
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        return path
+    }
+
+    /// The descriptions the recording pinentry was given so far.
+    var pinentryDescriptions: [String] {
+        let text = (try? String(contentsOfFile: directory.path + "/pinentry-recording.descriptions", encoding: .utf8)) ?? ""
+        return text.components(separatedBy: "\u{1e}\n").filter { !$0.isEmpty }
+    }
+
+    /// Sends `client`'s connection a `session-bind@openssh.com` signed by `host` (a key
+    /// made here when nil), saying forwarded or not, and checks it was taken; its
+    /// session identifier.
+    @discardableResult
+    static func bind(_ client: SSHAgentClient, forwarding: Bool, host: SigningKeyPair? = nil) throws -> [UInt8] {
+        let host = try host ?? SigningKeyPair(algorithm: .ed25519, seed: try KeyAlgorithm.generateSeed())
+        let session = RandomBytes.make(count: 32)
+        let signature = try session.withUnsafeBytes { try host.sign($0) }
+        let contents = SSHSessionBind(
+            hostKeyBlob: SSHKey(algorithm: .ed25519, publicKey: host.publicKey).blob, sessionIdentifier: session,
+            signatureBlob: (KeyAlgorithm.ed25519.sshSignatureBlob(signature) ?? []), isForwarding: forwarding
+        ).encoded
+        try client.send(SSHAgentClient.string([27] + SSHAgentClient.string(Array(SSHSessionBind.name.utf8)) + contents))
+        XCTAssertEqual(try client.receiveFrame(), [0, 0, 0, 1, 6], "the bind was refused")
+        return Array(session)
+    }
+
     // MARK: The agent
 
     /// Starts `pinvault agent` on `agentSocket` with `settings` as its agent.toml
@@ -73,7 +124,7 @@ final class AgentFixture {
         try (["[agent]"] + settings).joined(separator: "\n").appending("\n").write(toFile: config, atomically: true, encoding: .utf8)
         agent = try ChildProcess(
             path: Self.pinvault,
-            arguments: ["agent", "--agent-socket", agentSocket, "--socket", daemon.socketPath, "--config", config] + arguments,
+            arguments: ["agent", "-D", "--agent-socket", agentSocket, "--socket", daemon.socketPath, "--config", config] + arguments,
             environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path, "SSH_ASKPASS": askpass].merging(environment) { $1 },
             logPath: agentLog
         )
@@ -101,6 +152,13 @@ final class AgentFixture {
         let reply = try connection.receiveFrame()
         guard reply.count == 4 + 1 + 4 + 83, reply[4] == SSHAgentClient.signResponse else { return nil }
         return Array(reply.suffix(64))
+    }
+
+    /// Whether `signature` is the credential's over `data` (a login, by default).
+    func verifies(_ signature: [UInt8]?, _ data: [UInt8]? = nil) -> Bool {
+        guard let signature else { return false }
+        let signed = data ?? SSHAgentClient.userauthRequest(publicKey: publicKey)
+        return signed.withUnsafeBytes { Ed25519.verify(signature: signature, message: $0, publicKey: publicKey) }
     }
 
     /// The credential as List reports it now.

@@ -21,9 +21,7 @@ final class UserAgentTests: XCTestCase {
     }
 
     private func verifies(_ signature: [UInt8]?, _ data: [UInt8]? = nil) -> Bool {
-        guard let signature else { return false }
-        let signed = data ?? SSHAgentClient.userauthRequest(publicKey: fixture.publicKey)
-        return signed.withUnsafeBytes { Ed25519.verify(signature: signature, message: $0, publicKey: fixture.publicKey) }
+        fixture.verifies(signature, data)
     }
 
     // MARK: Listing
@@ -50,7 +48,7 @@ final class UserAgentTests: XCTestCase {
         XCTAssertTrue(verifies(try fixture.sign()))
         XCTAssertEqual(fixture.prompts.count, 1, "\(fixture.prompts)")
         let prompt = try XCTUnwrap(fixture.prompts.first)
-        XCTAssertTrue(prompt.contains("alice (ssh)") && prompt.contains("to log in as alice"), prompt)
+        XCTAssertTrue(prompt.contains("alice (ssh)"), prompt)
         XCTAssertTrue(prompt.contains("SHA256:"), prompt)
         XCTAssertNotNil(try fixture.credential()["unlockedUntil"], "unlocked in the daemon")
     }
@@ -111,7 +109,8 @@ final class UserAgentTests: XCTestCase {
     }
 
     /// ssh connections that leave in the middle of a signature leave nothing behind: no
-    /// connection to pinvaultd is kept for a connection that is gone.
+    /// connection to pinvaultd is kept for a connection that is gone. (The agent keeps
+    /// one of its own, on its event loop, made by the first signature: `allowed`.)
     func testConnectionsLeavingMidRequest_leaveNoDaemonConnectionBehind() throws {
         guard getuid() == 0 else {
             try RootOnlySuites.skip(self, "reads a non-dumpable process's /proc/PID/fd") { XCTSkip($0) }
@@ -122,6 +121,7 @@ final class UserAgentTests: XCTestCase {
         let agent = try XCTUnwrap(fixture.agent)
         let descriptors = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(agent.pid)/fd").count) ?? -1 }
         let before = descriptors()
+        let allowed = before + 1
         for _ in 0..<100 {
             let client = try SSHAgentClient(path: fixture.agentSocket)
             try client.roundTrip()  // its connection to pinvaultd is made
@@ -129,8 +129,8 @@ final class UserAgentTests: XCTestCase {
             shutdown(client.fd, Int32(SHUT_RDWR))
         }
         let deadline = Date().addingTimeInterval(60)
-        while descriptors() > before && Date() < deadline { usleep(20_000) }
-        XCTAssertLessThanOrEqual(descriptors(), before, "descriptors kept for connections that left")
+        while descriptors() > allowed && Date() < deadline { usleep(20_000) }
+        XCTAssertLessThanOrEqual(descriptors(), allowed, "descriptors kept for connections that left")
         try SSHAgentClient(path: fixture.agentSocket).roundTrip()
         XCTAssertEqual(try fixture.credential()["failedAttempts"] as? Int, 0)
     }
@@ -207,45 +207,36 @@ final class UserAgentTests: XCTestCase {
     }
 
     func testAForwardedConnection_signsWithAKeyAllowedForForwarding() throws {
-        try fixture.answer([fixture.pin])
-        try fixture.startAgent(settings: ["allow_forwarding = [\"alice\"]"])
+        let pinentry = try fixture.recordingPinentry(pin: fixture.pin)
+        try fixture.startAgent(settings: ["allow_forwarding = [\"alice\"]", "pinentry = \"\(pinentry)\""])
         let forwarded = try SSHAgentClient(path: fixture.agentSocket)
         try bind(forwarded, forwarding: true)
         XCTAssertTrue(verifies(try fixture.sign(forwarded)), fixture.log)
-        let prompt = try XCTUnwrap(fixture.prompts.first)
-        XCTAssertTrue(prompt.contains("through an agent forwarded to (host key SHA256:"), prompt)
+        let prompt = try XCTUnwrap(fixture.pinentryDescriptions.first)
+        XCTAssertTrue(prompt.contains("through an agent forwarded to a host not in known_hosts (host key SHA256:"), prompt)
     }
 
     /// A binding names the host only for the login it belongs to: one replayed on another
     /// connection (a process with SSH_AUTH_SOCK that took it from ssh) cannot make the
     /// prompt name github.com for a login elsewhere.
     func testThePromptNamesAHost_onlyForALoginOfTheBoundSession() throws {
-        try fixture.answer(["yes", fixture.pin, "yes"])
-        try fixture.startAgent(settings: ["confirm = [\"ssh\"]"])
+        let pinentry = try fixture.recordingPinentry(pin: fixture.pin)
+        try fixture.startAgent(settings: ["confirm = [\"ssh\"]", "pinentry = \"\(pinentry)\""])
         let client = try SSHAgentClient(path: fixture.agentSocket)
         let session = try bind(client, forwarding: false)
         let elsewhere = SSHAgentClient.userauthRequest(publicKey: fixture.publicKey, session: Array(repeating: 9, count: 32))
         XCTAssertTrue(verifies(try fixture.sign(client, data: elsewhere), elsewhere), fixture.log)
         let bound = SSHAgentClient.userauthRequest(publicKey: fixture.publicKey, session: session)
         XCTAssertTrue(verifies(try fixture.sign(client, data: bound), bound), fixture.log)
-        XCTAssertEqual(fixture.prompts.count, 3, "\(fixture.prompts)")
-        XCTAssertFalse(fixture.prompts[0].contains("host key"), "a host named for another session's login: \(fixture.prompts[0])")
-        XCTAssertTrue(fixture.prompts[2].contains("\non (host key SHA256:"), fixture.prompts[2])
+        let asked = fixture.pinentryDescriptions
+        XCTAssertEqual(asked.count, 3, "\(asked)")
+        XCTAssertFalse(asked[0].contains("host key"), "a host named for another session's login: \(asked[0])")
+        XCTAssertTrue(asked[2].contains("\non a host not in known_hosts (host key SHA256:"), asked[2])
     }
 
-    /// session-bind@openssh.com, signed by a host key made here; its session identifier.
     @discardableResult
     private func bind(_ client: SSHAgentClient, forwarding: Bool) throws -> [UInt8] {
-        let host = try SigningKeyPair(algorithm: .ed25519, seed: try KeyAlgorithm.generateSeed())
-        let session = RandomBytes.make(count: 32)
-        let signature = try session.withUnsafeBytes { try host.sign($0) }
-        let contents = SSHSessionBind(
-            hostKeyBlob: SSHKey(algorithm: .ed25519, publicKey: host.publicKey).blob, sessionIdentifier: session,
-            signatureBlob: (KeyAlgorithm.ed25519.sshSignatureBlob(signature) ?? []), isForwarding: forwarding
-        ).encoded
-        try client.send(SSHAgentClient.string([27] + SSHAgentClient.string(Array(SSHSessionBind.name.utf8)) + contents))
-        XCTAssertEqual(try client.receiveFrame(), [0, 0, 0, 1, 6], "the bind was refused")
-        return Array(session)
+        try AgentFixture.bind(client, forwarding: forwarding)
     }
 
     // MARK: What it signs
@@ -256,5 +247,46 @@ final class UserAgentTests: XCTestCase {
         let preimage = SSHAgentClient.sshsigPreimage()
         XCTAssertTrue(verifies(try fixture.sign(data: preimage), preimage))
         XCTAssertNil(try fixture.sign(data: Array(RandomBytes.make(count: 32))))
+    }
+}
+
+/// `pinvault agent` started by hand, as ssh-agent is: the shell lines it prints, its
+/// going on in the background, and the usage error without a user session.
+final class AgentStartTests: XCTestCase {
+    func testItPrintsItsSocketAsSSHAgentDoes_andServesInTheBackground() throws {
+        let fixture = try AgentFixture()
+        defer { fixture.stop() }
+        let socket = fixture.directory.path + "/bg/agent.sock"
+        let started = try Subprocess.run(AgentFixture.pinvault, [
+            "agent", "-s", "--agent-socket", socket, "--socket", fixture.daemon.socketPath,
+            "--config", fixture.directory.path + "/none.toml",
+        ], environment: ["PATH": "/usr/bin:/bin", "HOME": fixture.directory.path])
+        XCTAssertEqual(started.status, 0, started.description)
+        let lines = started.standardOutput.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "SSH_AUTH_SOCK=\(socket); export SSH_AUTH_SOCK;", started.description)
+        let pidLine = try XCTUnwrap(lines.dropFirst().first, started.description)
+        let pid = try XCTUnwrap(pid_t(pidLine.dropFirst("SSH_AGENT_PID=".count).prefix { $0.isNumber }), pidLine)
+        XCTAssertEqual(pidLine, "SSH_AGENT_PID=\(pid); export SSH_AGENT_PID;")
+        XCTAssertEqual(lines.dropFirst(2).first, "echo Agent pid \(pid);")
+        defer { kill(pid, SIGTERM) }
+        // It serves once the lines are printed: the listing answers at once.
+        let client = try SSHAgentClient(path: socket)
+        try client.send(SSHAgentClient.identitiesRequest)
+        XCTAssertEqual(try client.receiveFrame()[4], SSHAgentClient.identitiesAnswer)
+        XCTAssertEqual(kill(pid, SIGTERM), 0)
+        let deadline = Date().addingTimeInterval(30)
+        while kill(pid, 0) == 0 && Date() < deadline { usleep(20_000) }
+        XCTAssertNotEqual(kill(pid, 0), 0, "the agent did not leave on SIGTERM")
+
+    }
+
+    func testWithoutAUserSession_itSaysSoInOneLine_andExits64() throws {
+        let result = try Subprocess.run(AgentFixture.pinvault, ["agent"], environment: ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent"])
+        XCTAssertEqual(result.status, 64, result.description)
+        XCTAssertEqual(
+            result.standardError,
+            "pinvault agent: no XDG_RUNTIME_DIR (no user session): name the agent's socket with --agent-socket\n"
+        )
+        XCTAssertEqual(result.standardOutput, "")
     }
 }

@@ -15,11 +15,14 @@ public struct SessionConstraints: Sendable, Equatable {
         self.allowForwarding = allowForwarding
     }
 
-    /// Refuses a signature these constraints do not allow in `context`: the one check,
-    /// beside `KeyAccess.check`, that every signature with a session passes.
+    /// Refuses a signature these constraints do not allow in `context`, nor the door's
+    /// own rules for the key (`SigningContext.doorRules`) beside them: forwarded only when
+    /// both allow it, confirmed when either asks for it. The one check, beside
+    /// `KeyAccess.check`, that every signature with a session passes.
     func check(_ context: SigningContext) throws(VaultError) {
+        try context.checkDoorRules()
         if context.forwarded && !allowForwarding { throw .forwardingNotAllowed }
-        if confirmEachUse && !context.confirmed { throw .confirmationRequired }
+        if (confirmEachUse || context.doorRules?.confirmEachUse == true) && !context.confirmed { throw .confirmationRequired }
     }
 }
 
@@ -31,10 +34,22 @@ public struct SigningContext: Sendable, Equatable {
     public var forwarded: Bool
     /// The owner said yes to this very signature, in the door's prompt.
     public var confirmed: Bool
+    /// The door's own rules for this key, whoever opened its session: the per-user
+    /// agent's `confirm` and `allow_forwarding` (agent.toml). They apply beside the
+    /// session's constraints, never instead of them. nil: a door with no rules of its own.
+    public var doorRules: SessionConstraints?
 
-    public init(forwarded: Bool = false, confirmed: Bool = false) {
+    public init(forwarded: Bool = false, confirmed: Bool = false, doorRules: SessionConstraints? = nil) {
         self.forwarded = forwarded
         self.confirmed = confirmed
+        self.doorRules = doorRules
+    }
+
+    /// Refuses what the door's rules refuse on the request alone — a forwarded signature
+    /// they do not allow — before any session is looked up: a locked key is refused so
+    /// too, and the door asks its user for no PIN that could not end in a signature.
+    func checkDoorRules() throws(VaultError) {
+        if forwarded && doorRules?.allowForwarding == false { throw .forwardingNotAllowed }
     }
 
     /// A relying party's request through Varlink Sign: nothing forwarded, nothing confirmed.

@@ -162,7 +162,12 @@ final class SessionTable: @unchecked Sendable {
     func sign(
         _ message: [UInt8], keyId: KeyID, owner: UInt32, access: KeyAccess, context: SigningContext, inline: Bool
     ) -> Signing {
-        lock.withLock {
+        do throws(VaultError) {
+            try context.checkDoorRules()
+        } catch {
+            return .refused(error)
+        }
+        return lock.withLock {
             guard let session = sessions[keyId], session.owner == owner, session.deadline > now() else {
                 return .notUnlocked
             }

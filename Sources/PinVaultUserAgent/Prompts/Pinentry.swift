@@ -16,54 +16,92 @@ struct Pinentry: Prompt {
     let path: String
     let settings: PromptSettings
 
-    func askPIN(description: String, error: String?, isCancelled: @escaping @Sendable () -> Bool) -> PIN? {
-        guard let session = start(isCancelled) else { return nil }
-        defer { session.end() }
-        var commands = ["SETDESC " + escape(description), "SETPROMPT PIN:"]
-        if let error { commands.append("SETERROR " + escape(error)) }
-        guard (try? session.send(commands)) != nil else { return nil }
-        return try? session.getPIN()
+    var name: String { "pinentry \(path)" }
+
+    func askPIN(_ text: PromptText, error: String?, isCancelled: @escaping @Sendable () -> Bool) -> PromptAnswer<PIN> {
+        converse(isCancelled) { session throws(AssuanSession.Failure) in
+            var commands = ["SETDESC " + escape(text.full), "SETPROMPT PIN:"]
+            if let error { commands.append("SETERROR " + escape(error)) }
+            try session.send(commands)
+            return try session.getPIN()
+        }
     }
 
-    func confirm(description: String, isCancelled: @escaping @Sendable () -> Bool) -> Bool {
-        guard let session = start(isCancelled) else { return false }
-        defer { session.end() }
-        let commands = ["SETDESC " + escape(description), "SETOK Allow", "SETCANCEL Deny", "CONFIRM"]
-        return (try? session.send(commands)) != nil
+    func confirm(_ text: PromptText, isCancelled: @escaping @Sendable () -> Bool) -> PromptAnswer<Void> {
+        converse(isCancelled) { session throws(AssuanSession.Failure) in
+            try session.send(["SETDESC " + escape(text.full), "SETOK Allow", "SETCANCEL Deny", "CONFIRM"])
+        }
     }
 
-    func tell(_ message: String, isCancelled: @escaping @Sendable () -> Bool) {
-        guard let session = start(isCancelled) else { return }
+    func tell(_ message: String, isCancelled: @escaping @Sendable () -> Bool) -> PromptAnswer<Void> {
+        converse(isCancelled) { session throws(AssuanSession.Failure) in
+            try session.send(["SETDESC " + escape(message), "MESSAGE"])
+        }
+    }
+
+    /// One conversation: started, `body`, ended; a refusal the user made (cancel, no,
+    /// pinentry's own timeout) is `.declined`, anything else that kept it from asking
+    /// (no terminal, no display, a broken program) is `.failed` with pinentry's words.
+    private func converse<T>(
+        _ isCancelled: @escaping @Sendable () -> Bool, _ body: (AssuanSession) throws(AssuanSession.Failure) -> T
+    ) -> PromptAnswer<T> {
+        let session: AssuanSession
+        switch start(isCancelled) {
+        case .answered(let started): session = started
+        case .declined: return .declined
+        case .failed(let why): return .failed(why)
+        }
         defer { session.end() }
-        _ = try? session.send(["SETDESC " + escape(message), "MESSAGE"])
+        do throws(AssuanSession.Failure) {
+            return .answered(try body(session))
+        } catch {
+            switch error {
+            case .refused(let code, _) where AssuanSession.declines(code): return .declined
+            case .refused(_, let line): return .failed("it answered \(line)")
+            case .broken(let failure) where failure == .cancelled || failure == .timedOut: return .declined
+            case .broken(let failure): return .failed(failure.description)
+            case .empty: return .declined
+            }
+        }
     }
 
     /// Starts the program, reads its greeting and sets the options every question shares.
-    private func start(_ isCancelled: @escaping @Sendable () -> Bool) -> AssuanSession? {
+    private func start(_ isCancelled: @escaping @Sendable () -> Bool) -> PromptAnswer<AssuanSession> {
         let deadline = MonotonicClock.nanoseconds() + UInt64(settings.timeoutSeconds) * 1_000_000_000
-        guard let process = try? PromptProcess(
-            path: path, arguments: [], environment: settings.environment, deadline: deadline, isCancelled: isCancelled
-        ) else { return nil }
+        let process: PromptProcess
+        do throws(PromptProcess.Failure) {
+            process = try PromptProcess(
+                path: path, arguments: [], environment: settings.environment, deadline: deadline, isCancelled: isCancelled
+            )
+        } catch .cancelled {
+            return .declined
+        } catch {
+            return .failed(error.description)
+        }
         let session = AssuanSession(process: process)
         var options = ["SETTITLE PinVault", "SETTIMEOUT \(settings.timeoutSeconds)"]
         if let tty = settings.tty { options.append("OPTION ttyname=" + escape(tty)) }
         if let term = settings.term { options.append("OPTION ttytype=" + escape(term)) }
-        guard (try? session.expectOK()) != nil else {
+        do throws(AssuanSession.Failure) {
+            try session.expectOK()
+        } catch {
             session.end()
-            return nil
+            if case .broken(let failure) = error, failure == .cancelled { return .declined }
+            return .failed("no greeting: \(error)")
         }
         for option in options {
             // An option a pinentry does not know (ERR) does not end the conversation.
-            do {
+            do throws(AssuanSession.Failure) {
                 try session.send([option])
             } catch .refused {
                 continue
             } catch {
                 session.end()
-                return nil
+                if case .broken(let failure) = error, failure == .cancelled { return .declined }
+                return .failed("\(error)")
             }
         }
-        return session
+        return .answered(session)
     }
 
     /// Assuan's escaping of a command's argument: `%`, CR and LF as `%25`, `%0D`, `%0A`;
@@ -91,12 +129,30 @@ struct Pinentry: Prompt {
 
 /// One pinentry conversation.
 final class AssuanSession {
-    enum Failure: Error {
+    enum Failure: Error, CustomStringConvertible {
         /// The program answered ERR: a refusal (cancel, a timeout of its own, an option
-        /// it does not know).
-        case refused
-        /// It ended, timed out, was abandoned or spoke something else.
-        case broken
+        /// it does not know, no terminal to ask on): its error code and line.
+        case refused(code: UInt32, line: String)
+        /// It ended, timed out, was abandoned or could not be written to.
+        case broken(PromptProcess.Failure)
+        /// It answered GETPIN with nothing, or with more than any PIN.
+        case empty
+
+        var description: String {
+            switch self {
+            case .refused(_, let line): "it answered \(line)"
+            case .broken(let failure): failure.description
+            case .empty: "an empty answer"
+            }
+        }
+    }
+
+    /// Whether an ERR code (libgpg-error's: the source in the top byte, the code in the
+    /// low 16 bits) is the user's refusal rather than a failure to ask:
+    /// GPG_ERR_TIMEOUT (62, pinentry's own timeout), GPG_ERR_CANCELED (99),
+    /// GPG_ERR_NOT_CONFIRMED (114), GPG_ERR_FULLY_CANCELED (198).
+    static func declines(_ code: UInt32) -> Bool {
+        [62, 99, 114, 198].contains(code & 0xffff)
     }
 
     private let process: PromptProcess
@@ -118,7 +174,7 @@ final class AssuanSession {
             do {
                 try process.write(Array((command + "\n").utf8))
             } catch {
-                throw .broken
+                throw .broken(error)
             }
             try expectOK()
         }
@@ -131,7 +187,7 @@ final class AssuanSession {
             var fits = true
             switch try nextLine(fits: &fits) {
             case .ok: return
-            case .err: throw .refused
+            case .err(let code, let line): throw .refused(code: code, line: line)
             case .data, .other: continue
             }
         }
@@ -142,9 +198,9 @@ final class AssuanSession {
         do {
             try process.write(Array("GETPIN\n".utf8))
         } catch {
-            throw .broken
+            throw .broken(error)
         }
-        guard let decoded = try? SecretBytes(capacity: Self.maxPINBytes) else { throw .broken }
+        guard let decoded = try? SecretBytes(capacity: Self.maxPINBytes) else { throw .broken(.system("out of secret memory")) }
         defer { decoded.wipe() }
         var fits = true
         while true {
@@ -152,17 +208,17 @@ final class AssuanSession {
             case .ok:
                 // An empty answer is no PIN (as a cancel); one longer than any PIN is not
                 // cut to size and sent, where it would count as a wrong one.
-                guard fits, decoded.count > 0 else { throw .refused }
+                guard fits, decoded.count > 0 else { throw .empty }
                 return decoded.withUnsafeBytes { bytes in PIN(copying: bytes) }
-            case .err:
-                throw .refused
+            case .err(let code, let line):
+                throw .refused(code: code, line: line)
             case .data, .other:
                 continue
             }
         }
     }
 
-    private enum Line { case ok, err, data, other }
+    private enum Line { case ok, err(UInt32, String), data, other }
 
     /// The longest PIN a pinentry may give (the daemon's limit is shorter).
     static let maxPINBytes = 1024
@@ -173,13 +229,18 @@ final class AssuanSession {
         do {
             try process.read { $0.contains(UInt8(ascii: "\n")) }
         } catch {
-            throw .broken
+            throw .broken(error)
         }
         let (kind, length): (Line, Int) = process.received.withUnsafeBytes { bytes in
             let end = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count - 1
             let line = UnsafeRawBufferPointer(rebasing: bytes[..<end])
             if line.starts(with: "OK".utf8) && (line.count == 2 || line[2] == UInt8(ascii: " ")) { return (.ok, end + 1) }
-            if line.starts(with: "ERR".utf8) { return (.err, end + 1) }
+            if line.starts(with: "ERR".utf8) {
+                // `ERR code text`: never a secret (the PIN comes in D lines alone).
+                let words = line.split(separator: UInt8(ascii: " "), maxSplits: 2)
+                let code = words.count > 1 ? UInt32(String(decoding: words[1], as: UTF8.self)) ?? 0 : 0
+                return (.err(code, KeyDescription.printable(Array(line))), end + 1)
+            }
             if line.starts(with: "D ".utf8) {
                 if let data, !Self.percentDecode(UnsafeRawBufferPointer(rebasing: line.dropFirst(2)), into: data) { fits = false }
                 return (.data, end + 1)

@@ -22,6 +22,17 @@ final class PromptProcess {
         /// It wrote more than a prompt ever should.
         case overlong
         case system(String)
+
+        /// Why, in words for the log.
+        var description: String {
+            switch self {
+            case .timedOut: "nobody answered in time"
+            case .cancelled: "ssh left the request"
+            case .ended: "it ended before it answered"
+            case .overlong: "it wrote more than any answer"
+            case .system(let why): why
+            }
+        }
     }
 
     /// The most a prompt program's output may hold (a pinentry conversation with a PIN
