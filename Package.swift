@@ -48,12 +48,12 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "CPinVaultSystem"),
-        // The system's libcrypto (OpenSSL 3), for the host keys session-bind names.
+        // The system's libcrypto (OpenSSL 3): P-256 keys, and the host keys session-bind names.
         .target(name: "CPinVaultOpenSSL", linkerSettings: [.linkedLibrary("crypto")]),
 
         // The system, secrets, and rules with no I/O.
         .target(name: "PinVaultSystem", dependencies: ["CPinVaultSystem"]),
-        .target(name: "PinVaultCrypto", dependencies: ["CSodium"]),
+        .target(name: "PinVaultCrypto", dependencies: ["CSodium", "CPinVaultOpenSSL"]),
         .target(name: "PinVaultCore", dependencies: ["PinVaultCrypto"]),
 
         // The TOML subset of PinVault's configuration files, read strictly.
@@ -66,7 +66,7 @@ let package = Package(
             dependencies: ["PinVaultCrypto"],
             plugins: ["GenerateVarlinkInterface"]
         ),
-        .target(name: "PinVaultSSHProtocol"),
+        .target(name: "PinVaultSSHProtocol", dependencies: ["PinVaultCrypto"]),
 
         // The vault engine and the transport, side by side; the front door over both.
         .target(
@@ -179,7 +179,7 @@ let package = Package(
             dependencies: ["PinVaultStore", "PinVaultCrypto", "PinVaultSystem", "PinVaultTestKit"]
         ),
         .testTarget(name: "PinVaultProtocolTests", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
-        .testTarget(name: "PinVaultSSHProtocolTests", dependencies: ["PinVaultSSHProtocol"]),
+        .testTarget(name: "PinVaultSSHProtocolTests", dependencies: ["PinVaultSSHProtocol", "PinVaultCrypto"]),
         .testTarget(name: "PinVaultAgentDoorTests", dependencies: ["PinVaultAgentDoor", "PinVaultSSHProtocol", "PinVaultProtocol"]),
         .testTarget(
             name: "PinVaultSSHAgentTests",

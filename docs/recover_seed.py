@@ -10,7 +10,8 @@ XSalsa20-Poly1305 (nacl.secret.SecretBox).
     # the worked example of docs/FORMAT.md, checked value by value:
     python3 docs/recover_seed.py --example
 
-    # a real row (run as the vault's owner; prints the 32-byte seed as hex):
+    # a real row (run as the vault's owner; prints the 32-byte seed as hex, and for a
+    # p256 key the private scalar derived from it, FORMAT.md section 6):
     python3 docs/recover_seed.py --database /var/lib/pinvault/vault.sqlite \\
         --key-id 7849ac3049680be1ef762efe0d36e017 --pepper /var/lib/pinvault/pepper
 
@@ -30,9 +31,16 @@ import nacl.exceptions
 import nacl.pwhash
 import nacl.secret
 
-FORMAT_VERSIONS = (1, 2)
-# Format 2's purpose byte (FORMAT.md section 3); a format-1 record is legacy and has none.
+FORMAT_VERSIONS = (1, 2, 3)
+# The purpose byte of formats 2 and 3 (FORMAT.md section 3); a format-1 record is legacy
+# and has none.
 PURPOSE_BYTES = {"authenticate": 1, "ssh": 2, "login": 3}
+# Format 3's algorithm byte; formats 1 and 2 hold none and are ed25519.
+ALGORITHM_BYTES = {"ed25519": 1, "p256": 2}
+PUBLIC_KEY_SIZES = {"ed25519": 32, "p256": 65}
+# The P-256 group order, and the label of the scalar's derivation (FORMAT.md section 6).
+P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+P256_LABEL = b"PinVault P-256 scalar v1"
 TAG = b"pinvault"
 ALG_ARGON2ID13 = 2
 SALT_SIZE = 16
@@ -53,10 +61,12 @@ def header_encoding(row: dict) -> bytes:
     if len(user) > 0xFFFF:
         raise ValueError("user longer than its 2-byte length field")
     purpose = b"" if row["format_version"] == 1 else bytes([PURPOSE_BYTES[row["purpose"]]])
+    algorithm = bytes([ALGORITHM_BYTES[row["algorithm"]]]) if row["format_version"] == 3 else b""
     return (
         TAG
         + bytes([row["format_version"]])
         + purpose
+        + algorithm
         + struct.pack(">IH", row["owner_uid"], len(user))
         + user
         + bytes.fromhex(row["key_id"])
@@ -84,10 +94,15 @@ def check_row(row: dict) -> None:
     # Format 1 holds the legacy keys only, format 2 every other purpose.
     if (row["format_version"] == 1) != (row.get("purpose", "legacy") == "legacy"):
         raise ValueError(f"format_version {row['format_version']} cannot hold purpose {row.get('purpose')}")
-    if row["format_version"] == 2 and row["purpose"] not in PURPOSE_BYTES:
+    if row["format_version"] >= 2 and row["purpose"] not in PURPOSE_BYTES:
         raise ValueError(f"unknown purpose {row['purpose']}")
-    for column, size in (("salt", SALT_SIZE), ("nonce", NONCE_SIZE),
-                         ("sealed_seed", SEALED_SEED_SIZE), ("public_key", 32)):
+    if row["algorithm"] not in ALGORITHM_BYTES:
+        raise ValueError(f"unknown algorithm {row['algorithm']}")
+    # Formats 1 and 2 hold no algorithm byte: their keys are ed25519.
+    if row["format_version"] < 3 and row["algorithm"] != "ed25519":
+        raise ValueError(f"format_version {row['format_version']} cannot hold algorithm {row['algorithm']}")
+    for column, size in (("salt", SALT_SIZE), ("nonce", NONCE_SIZE), ("sealed_seed", SEALED_SEED_SIZE),
+                         ("public_key", PUBLIC_KEY_SIZES[row["algorithm"]])):
         if len(row[column]) != size:
             raise ValueError(f"{column} has {len(row[column])} bytes, not {size}")
     if key_id_of(row["public_key"]) != row["key_id"]:
@@ -101,6 +116,16 @@ def recover(row: dict, pepper: bytes, pin: bytes) -> bytes:
     check_row(row)
     key = box_key(pin_key(pin, row), pepper, header_encoding(row))
     return nacl.secret.SecretBox(key).decrypt(row["sealed_seed"], row["nonce"])
+
+
+def p256_scalar(seed: bytes) -> int:
+    """FORMAT.md section 6: the first BLAKE2b-256(key = seed, label || counter) in [1, n)."""
+    for counter in range(256):
+        candidate = hashlib.blake2b(P256_LABEL + bytes([counter]), key=seed, digest_size=32).digest()
+        scalar = int.from_bytes(candidate, "big")
+        if 1 <= scalar < P256_ORDER:
+            return scalar
+    raise ValueError("no scalar below the order in 256 candidates")
 
 
 PEPPER_CHECK_CONTEXT = b"PinVault pepper check v1"
@@ -137,6 +162,7 @@ def read_row(database: str, key_id: str) -> dict:
     row = {name: (bytes(found[name]) if isinstance(found[name], (bytes, memoryview)) else found[name])
            for name in found.keys()}
     row.setdefault("purpose", "legacy")  # schema versions 1 and 2 have no purpose column
+    row.setdefault("algorithm", "ed25519")  # schema versions before 6 have no algorithm column
     return row
 
 
@@ -149,6 +175,7 @@ EXAMPLE_ROW = {
     "public_key": bytes.fromhex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"),
     "format_version": 1,
     "purpose": "legacy",
+    "algorithm": "ed25519",
     "kdf_opslimit": 3,
     "kdf_memlimit": 67108864,
     "salt": bytes.fromhex("f2899c1065b2187c7e31676860ad5518"),
@@ -185,6 +212,26 @@ EXAMPLE_EXPECTED_V2 = dict(
 )
 
 
+# The format-3 example (FORMAT.md section 11.3): the same seed, PIN, salt and nonce, for a
+# p256 key of purpose ssh. Its public key and key id are the P-256 key's of the seed.
+EXAMPLE_ROW_V3 = dict(
+    EXAMPLE_ROW, format_version=3, purpose="ssh", algorithm="p256",
+    key_id="867a38dc18f2a9be75689a51d66e3605",
+    public_key=bytes.fromhex("04860ec9ccdf002dbdcd5824b13767f7bedd3caf3da4a0487ed9c263004e2123b9"
+                             "60e3b4426ec52ab9fd07a70ed9fea3c142a381c6dfe1dc00e55e50f424fbfa09"),
+    sealed_seed=bytes.fromhex("2c5190481038b74a408b7b4df982bc494385bb7c407f2b8277d54ba9fc1e03fe"
+                              "050fbae746488283bec02ef5f9e5fe5b"),
+)
+EXAMPLE_EXPECTED_V3 = dict(
+    EXAMPLE_EXPECTED,
+    header="70696e7661756c74030202000003e80011616c696365406578616d706c652e636f6d"
+           "867a38dc18f2a9be75689a51d66e36050200000000000000030000000004000000"
+           "f2899c1065b2187c7e31676860ad5518",
+    box_key="ea0d606b87da2d0570177e5c8e610b03c82393ba2995605c8e3608d08013810c",
+)
+EXAMPLE_SCALAR_V3 = "9817c1226f1668925d656f30a777dbbae74a64133e8026dc0411aa5396d2dca2"
+
+
 def check_example(title: str, row: dict, expected_values: dict) -> int:
     failures = 0
     print(title)
@@ -218,6 +265,17 @@ def run_example() -> int:
         failures += 1
     except nacl.exceptions.CryptoError:
         print("another purpose ok  does not open")
+    failures += check_example("format 3 (purpose ssh, algorithm p256):", EXAMPLE_ROW_V3, EXAMPLE_EXPECTED_V3)
+    scalar = f"{p256_scalar(recover(EXAMPLE_ROW_V3, EXAMPLE_PEPPER, EXAMPLE_PIN)):064x}"
+    verdict = "ok" if scalar == EXAMPLE_SCALAR_V3 else "MISMATCH"
+    failures += verdict != "ok"
+    print(f"{'scalar':8} {verdict:8} {scalar}")
+    try:
+        recover(dict(EXAMPLE_ROW_V3, algorithm="ed25519", public_key=EXAMPLE_ROW["public_key"]), EXAMPLE_PEPPER, EXAMPLE_PIN)
+        print("another algorithm MISMATCH: opened")
+        failures += 1
+    except (nacl.exceptions.CryptoError, ValueError):
+        print("another algorithm ok  does not open")
     return 1 if failures else 0
 
 
@@ -250,6 +308,8 @@ def main() -> int:
         print("the row does not open: wrong PIN, wrong pepper, or an edited row", file=sys.stderr)
         return 1
     print(seed.hex())
+    if row["algorithm"] == "p256":
+        print(f"{p256_scalar(seed):064x}  (the P-256 private scalar)")
     return 0
 
 

@@ -36,6 +36,8 @@ struct BenchmarkRun {
         try SessionSignBenchmark.run(
             daemon: daemon, agent: agent, userAgent: userAgent, cores: machine.cores, parameters: parameters, report: report
         )
+        progress("P-256 signatures (PinVault's agent socket, ssh-agent holding an ECDSA P-256 key)")
+        try P256SignBenchmark.run(daemon: daemon, cores: machine.cores, parameters: parameters, report: report)
         progress("PKCS#11 signatures (pinvault-pkcs11.so C_Sign, Varlink Sign, SoftHSM2 C_Sign)")
         try PKCS11SignBenchmark.run(daemon: daemon, parameters: parameters, report: report)
 
@@ -51,6 +53,13 @@ struct BenchmarkRun {
         try KDFOverheadBenchmark.run(
             daemon: daemon, user: clients[0].user, keyId: clients[0].keyId, kdf: kdf,
             pairs: parameters.kdfPairs, report: report)
+        progress("KDF overhead with a P-256 key (\(parameters.kdfPairs) pairs)")
+        let p256User = "bench-p256"
+        let p256Key = try daemon.connect().call(VaultCalls.register(user: p256User, algorithm: "p256")) {
+            try VaultCalls.keyId(fromRegisterReply: $0)
+        }
+        try KDFOverheadBenchmark.run(
+            daemon: daemon, user: p256User, keyId: p256Key, kdf: kdf, pairs: parameters.kdfPairs, report: report, keyName: "P-256")
 
         progress("parallel throughput (\(parameters.parallelRounds) rounds, \(clientCount) clients)")
         try ParallelBenchmark.run(

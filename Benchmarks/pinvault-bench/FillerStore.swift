@@ -82,10 +82,10 @@ enum FillerStore {
 
     private static func sealTemplate(pepper: Pepper) throws -> SealedSeed {
         let seed = try SecretBytes.random(count: 32)
-        let publicKey = try SigningKeyPair(seed: seed).publicKey
+        let publicKey = try SigningKeyPair(algorithm: .ed25519, seed: seed).publicKey
         let pin = try Array(VaultCalls.pin.utf8).withUnsafeBytes { try SecretBytes(copying: $0) }
         return try SeedSealer.seal(
-            seed: seed, pin: pin, pepper: pepper, purpose: .authenticate, ownerUid: firstFillerUid, user: "filler-0",
+            seed: seed, pin: pin, pepper: pepper, purpose: .authenticate, algorithm: .ed25519, ownerUid: firstFillerUid, user: "filler-0",
             keyId: try KeyID(publicKey: publicKey), parameters: fillerKDF)
     }
 

@@ -1,24 +1,28 @@
 import Glibc
+import PinVaultCrypto
 import PinVaultProtocol
 import PinVaultTestKit
 
-/// A private `ssh-agent -D -a SOCKET` holding one ed25519 key (made by
-/// `ssh-keygen -t ed25519 -N ''`, added with `ssh-add`), the reference for cheap
-/// round trips: a mature local agent answering a query that touches no secret.
+/// A private `ssh-agent -D -a SOCKET` holding one key (made by `ssh-keygen -t ed25519
+/// -N ''`, or `-t ecdsa -b 256` for a P-256 one, added with `ssh-add`), the reference
+/// for cheap round trips and for signatures: a mature local agent.
 final class SSHAgentInstance {
     let scratch: TemporaryDirectory
     let socketPath: String
-    /// The raw 32-byte public key of the key it holds.
+    let algorithm: KeyAlgorithm
+    /// The raw public key of the key it holds (`KeyAlgorithm`).
     let publicKey: [UInt8]
     private var child: ChildProcess?
 
-    init() throws {
+    init(algorithm: KeyAlgorithm = .ed25519) throws {
+        self.algorithm = algorithm
         scratch = try TemporaryDirectory()
         socketPath = scratch.path + "/agent.sock"
         let log = scratch.path + "/agent.log"
         let environment = ["PATH": "/usr/local/bin:/usr/bin:/bin", "SSH_AUTH_SOCK": socketPath]
-        let key = scratch.path + "/id_ed25519"
-        try Executable.run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "bench", "-f", key], environment: environment)
+        let key = scratch.path + "/id_key"
+        let type = algorithm == .p256 ? ["-t", "ecdsa", "-b", "256"] : ["-t", "ed25519"]
+        try Executable.run("ssh-keygen", ["-q"] + type + ["-N", "", "-C", "bench", "-f", key], environment: environment)
         let agent = try ChildProcess(
             path: try Executable.find("ssh-agent"), arguments: ["-D", "-a", socketPath],
             environment: environment, logPath: log)
@@ -30,20 +34,22 @@ final class SSHAgentInstance {
             usleep(1_000)
         }
         try Executable.run("ssh-add", ["-q", key], environment: environment)
-        publicKey = try Self.rawPublicKey(ofLineIn: key + ".pub")
+        publicKey = try Self.rawPublicKey(ofLineIn: key + ".pub", algorithm: algorithm)
     }
 
-    /// The 32 bytes at the end of an `ssh-ed25519` line's key blob.
-    private static func rawPublicKey(ofLineIn path: String) throws -> [UInt8] {
+    /// The raw key at the end of the line's key blob (Ed25519's 32 bytes, P-256's point).
+    private static func rawPublicKey(ofLineIn path: String, algorithm: KeyAlgorithm) throws -> [UInt8] {
         guard let file = fopen(path, "r") else { throw BenchError.system("fopen \(path)") }
         defer { fclose(file) }
         var line = [CChar](repeating: 0, count: 1024)
         guard fgets(&line, Int32(line.count), file) != nil else { throw BenchError("empty \(path)") }
         let fields = String(cString: line).split(separator: " ")
-        guard fields.count >= 2, let blob = try? Base64.decode(String(fields[1])), blob.count == 51 else {
-            throw BenchError("not an ssh-ed25519 key line: \(path)")
+        guard fields.count >= 2, let blob = try? Base64.decode(String(fields[1])),
+              algorithm.isWellFormed(publicKey: Array(blob.suffix(algorithm.publicKeySize)))
+        else {
+            throw BenchError("not a key line of \(algorithm.name): \(path)")
         }
-        return Array(blob.suffix(32))
+        return Array(blob.suffix(algorithm.publicKeySize))
     }
 
     /// The agent's process id (0 once stopped).

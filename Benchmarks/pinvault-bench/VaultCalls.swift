@@ -19,12 +19,13 @@ enum VaultCalls {
     }
 
     /// Register, for `purpose` (the daemon's default, authenticate, when nil).
-    static func register(user: String, label: String? = nil, purpose: String? = nil) -> [UInt8] {
+    static func register(user: String, label: String? = nil, purpose: String? = nil, algorithm: String? = nil) -> [UInt8] {
         request("Register") { parameters in
             parameters.field("user", user)
             parameters.field("pin", pin)
             parameters.optionalField("label", label)
             parameters.optionalField("purpose", purpose)
+            parameters.optionalField("algorithm", algorithm)
         }
     }
 
@@ -70,7 +71,7 @@ enum VaultCalls {
         guard let parameters = document.member("parameters", of: document.root),
               let credential = document.member("credential", of: parameters),
               let key = document.member("publicKey", of: credential),
-              let text = document.string(key), let bytes = try? Base64.decode(text), bytes.count == 32 else {
+              let text = document.string(key), let bytes = try? Base64.decode(text), ProtocolLimits.publicKeyBytes.contains(bytes.count) else {
             throw BenchError("Register failed: \(String(decoding: reply, as: UTF8.self))")
         }
         return bytes

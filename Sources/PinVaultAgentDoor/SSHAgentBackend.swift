@@ -7,7 +7,8 @@ import PinVaultTransport
 public protocol SSHAgentBackend: Sendable {
     /// The identities to list (key and certificate blobs, with comments).
     func identities(_ call: AgentCall, answer: @escaping @Sendable ([SSHAgentReply.Identity]?) -> Void)
-    /// A signature of `data` by the key of `keyBlob` (a raw 64-byte Ed25519 signature).
+    /// A signature of `data` by the key of `keyBlob`, in its algorithm's wire form
+    /// (`KeyAlgorithm`: Ed25519's 64 bytes, P-256's DER); the door writes it for SSH.
     func sign(keyBlob: [UInt8], data: [UInt8], flags: UInt32, _ call: AgentCall, answer: @escaping @Sendable ([UInt8]?) -> Void)
     /// Takes away the key of `keyBlob`, or every key the door offers (nil).
     func remove(keyBlob: [UInt8]?, _ call: AgentCall, answer: @escaping @Sendable (Bool) -> Void)

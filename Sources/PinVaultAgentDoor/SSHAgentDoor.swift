@@ -52,8 +52,12 @@ public final class SSHAgentDoor: MessageHandler {
                 Self.send(route, identities.map(SSHAgentReply.identities) ?? SSHAgentReply.failure())
             }
         case .sign(let keyBlob, let data, let flags):
+            // The signature is the named key's: its blob says how SSH writes it.
+            guard let algorithm = SSHAgentOffer.key(ofBlob: keyBlob)?.algorithm else {
+                return reply(route, SSHAgentReply.failure())
+            }
             backend.sign(keyBlob: keyBlob, data: data, flags: flags, call) { signature in
-                Self.send(route, signature.map(SSHAgentReply.signature) ?? SSHAgentReply.failure())
+                Self.send(route, signature.flatMap { SSHAgentReply.signature($0, algorithm: algorithm) } ?? SSHAgentReply.failure())
             }
         case .removeIdentity(let keyBlob):
             backend.remove(keyBlob: keyBlob, call) { removed in

@@ -1,10 +1,12 @@
-/// A successful `authenticate`: the Ed25519 signature over exactly the challenge bytes.
+/// A successful `authenticate`: the signature over exactly the challenge bytes, by the
+/// credential's key (`Credential.Algorithm`).
 public struct Authentication: Equatable, Sendable {
     /// The credential that signed.
     public var keyId: String
-    /// Its raw 32-byte Ed25519 public key.
+    /// Its raw public key (32 bytes for Ed25519, 65 for P-256).
     public var publicKey: [UInt8]
-    /// The 64-byte detached Ed25519 signature of the challenge.
+    /// The signature of the challenge: Ed25519's 64 bytes, or P-256's DER ECDSA-Sig-Value
+    /// of SHA-256(challenge).
     public var signature: [UInt8]
     /// True when the PIN no longer meets the current policy: prompt for a change.
     public var pinPolicyOutdated: Bool

@@ -19,6 +19,7 @@ extension Credential {
             unregistrationExpiresAt: wire.unregistrationExpiresAt.map(Date.init(unixSeconds:)),
             unlockedUntil: wire.unlockedUntil.map(Date.init(unixSeconds:)),
             purpose: Purpose(wire.purpose),
+            algorithm: wire.algorithm,
             sshCertificates: wire.sshCertificates
         )
     }

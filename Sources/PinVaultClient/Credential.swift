@@ -1,4 +1,5 @@
 import FoundationEssentials
+import PinVaultCrypto
 
 /// One credential as its owner (or an admin) sees it: who it belongs to, its public key
 /// and its lockout state. Holds no secret.
@@ -30,6 +31,13 @@ public struct Credential: Equatable, Sendable {
         case legacy
     }
 
+    /// The signature algorithm of a credential's key, chosen at registration and never
+    /// changed: `.ed25519` (a 32-byte public key, 64-byte signatures; the default) or
+    /// `.p256` (ECDSA over NIST P-256 with SHA-256: a 65-byte SEC1 uncompressed public
+    /// key, DER-encoded signatures of at most 72 bytes). Its `verify(signature:message:
+    /// publicKey:)` checks a signature as a relying party would.
+    public typealias Algorithm = KeyAlgorithm
+
     /// The account name (1-256 bytes of UTF-8).
     public var user: String
     /// 32 lowercase hex digits identifying the key pair.
@@ -38,7 +46,9 @@ public struct Credential: Equatable, Sendable {
     public var label: String?
     /// What the key is for.
     public var purpose: Purpose
-    /// The raw 32-byte Ed25519 public key.
+    /// The key's algorithm.
+    public var algorithm: Algorithm
+    /// The raw public key (`algorithm`'s: 32 bytes for Ed25519, 65 for P-256).
     public var publicKey: [UInt8]
     /// The uid that registered the credential.
     public var ownerUid: UInt32
@@ -66,7 +76,7 @@ public struct Credential: Equatable, Sendable {
         user: String, keyId: String, label: String?, publicKey: [UInt8], ownerUid: UInt32,
         createdAt: Date, lastUsedAt: Date?, failedAttempts: Int, remainingAttempts: Int,
         state: State, lockedUntil: Date?, unregistrationExpiresAt: Date?, unlockedUntil: Date? = nil,
-        purpose: Purpose = .authenticate, sshCertificates: [[UInt8]] = []
+        purpose: Purpose = .authenticate, algorithm: Algorithm = .default, sshCertificates: [[UInt8]] = []
     ) {
         self.user = user
         self.keyId = keyId
@@ -82,6 +92,7 @@ public struct Credential: Equatable, Sendable {
         self.unregistrationExpiresAt = unregistrationExpiresAt
         self.unlockedUntil = unlockedUntil
         self.purpose = purpose
+        self.algorithm = algorithm
         self.sshCertificates = sshCertificates
     }
 }

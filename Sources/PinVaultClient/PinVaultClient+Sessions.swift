@@ -57,8 +57,22 @@ extension PinVaultClient {
             parameters.field("keyId", keyId)
             parameters.field("challenge", Base64.encodedString(challenge))
         } decode: { reply throws(ParameterError) in
-            let bytes = ProtocolLimits.signatureBytes...ProtocolLimits.signatureBytes
-            return try reply.base64("signature", required: true, decodedBytes: bytes) ?? []
+            return try reply.base64("signature", required: true, decodedBytes: ProtocolLimits.signatureBytes) ?? []
+        }
+    }
+
+    /// Signs a 32-byte SHA-256 `digest` (ECDSA over a hash, as `ssh -I` asks a PKCS#11
+    /// token) with the caller's unlocked `ssh` credential `keyId`, a P-256 one: no PIN.
+    /// Throws `.notUnlocked`, `.wrongPurpose` for a credential of another purpose, and
+    /// `.invalidParameter("keyId")` for a key that signs no digest (Ed25519).
+    public func signDigest(keyId: String, digest: [UInt8]) async throws(PinVaultError) -> [UInt8] {
+        try ClientLimits.checkKeyId(keyId)
+        guard ProtocolLimits.digestBytes.contains(digest.count) else { throw .invalidParameter("digest") }
+        return try await call(.signDigest) { parameters in
+            parameters.field("keyId", keyId)
+            parameters.field("digest", Base64.encodedString(digest))
+        } decode: { reply throws(ParameterError) in
+            try reply.base64("signature", required: true, decodedBytes: ProtocolLimits.signatureBytes) ?? []
         }
     }
 
@@ -106,8 +120,7 @@ extension PinVaultClient {
     }
 
     @Sendable private static func signature(_ reply: ParameterDecoder) throws(ParameterError) -> [UInt8] {
-        let bytes = ProtocolLimits.signatureBytes...ProtocolLimits.signatureBytes
-        return try reply.base64("signature", required: true, decodedBytes: bytes) ?? []
+        try reply.base64("signature", required: true, decodedBytes: ProtocolLimits.signatureBytes) ?? []
     }
 
     /// Attaches an OpenSSH user certificate (its blob) of the key of the caller's `ssh`

@@ -1,3 +1,4 @@
+import PinVaultCrypto
 import FoundationEssentials
 import PinVaultProtocol
 
@@ -66,10 +67,11 @@ public final class PinVaultClient: Sendable {
         }
     }
 
-    /// Creates a credential for `user`, owned by the caller's uid: a fresh Ed25519 seed
-    /// sealed under `pin` (which must meet the policy). Consumes `pin`.
+    /// Creates a credential for `user`, owned by the caller's uid: a fresh seed sealed
+    /// under `pin` (which must meet the policy), its key of `algorithm`. Consumes `pin`.
     public func register(
-        user: String, pin: PIN, label: String? = nil, purpose: Credential.Purpose = .authenticate
+        user: String, pin: PIN, label: String? = nil, purpose: Credential.Purpose = .authenticate,
+        algorithm: Credential.Algorithm = .default
     ) async throws(PinVaultError) -> Credential {
         let secrets = try PIN.take([(pin, "pin")])
         try ClientLimits.checkUser(user)
@@ -81,6 +83,9 @@ public final class PinVaultClient: Sendable {
             parameters.secretField("pin", secrets[0], encoding: .raw)
             parameters.optionalField("label", label)
             parameters.field("purpose", purpose.rawValue)
+            // Named only when not the default, so that an Ed25519 registration still
+            // reaches a daemon of an earlier release.
+            if algorithm != .default { parameters.field("algorithm", algorithm.rawValue) }
         } decode: { reply throws(ParameterError) in
             try Credential.decode("credential", in: reply)
         }
@@ -107,7 +112,7 @@ public final class PinVaultClient: Sendable {
         }
     }
 
-    /// Signs exactly `challenge` (1-1024 bytes) with the credential's Ed25519 key once
+    /// Signs exactly `challenge` (1-1024 bytes) with the credential's key once
     /// `pin` is right. `keyId` may be omitted when `user` holds one credential. Consumes
     /// `pin`; a wrong one is counted (`.wrongPin`, then `.lockedOut`, `.credentialBlocked`
     /// or `.credentialWiped`). Admins may pass `ownerUid` to use another uid's credential

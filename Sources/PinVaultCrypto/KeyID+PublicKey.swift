@@ -2,10 +2,10 @@ extension KeyID {
     /// The raw size of a key identifier.
     public static let size = 16
 
-    /// The identifier of an Ed25519 public key: the first 16 bytes of the unkeyed
-    /// BLAKE2b-256 of the raw 32-byte key.
+    /// The identifier of a raw public key of any `KeyAlgorithm`: the first 16 bytes of
+    /// the unkeyed BLAKE2b-256 of its bytes.
     public init(publicKey: [UInt8]) throws(CryptoError) {
-        guard publicKey.count == Ed25519.publicKeySize else {
+        guard KeyAlgorithm.allCases.contains(where: { $0.publicKeySize == publicKey.count }) else {
             throw CryptoError.invalidLength("publicKey")
         }
         let digest = try publicKey.withUnsafeBytes { bytes in

@@ -1,5 +1,5 @@
 /// A credential's public identifier: the first 16 bytes of the unkeyed BLAKE2b-256 of
-/// its raw 32-byte Ed25519 public key, written as 32 lowercase hex digits.
+/// its raw public key (`KeyAlgorithm`), written as 32 lowercase hex digits.
 public struct KeyID: Hashable, Sendable, Comparable {
     /// The 16 raw bytes.
     public let bytes: [UInt8]

@@ -1,5 +1,5 @@
 /// What a credential's key is for (SECURITY.md "Signature domains"). It is chosen at
-/// Register, sealed into the record's header (format version 2, docs/FORMAT.md), and
+/// Register, sealed into the record's header (format versions 2 and 3, docs/FORMAT.md), and
 /// never changes: another purpose is another credential. Which front door and method may
 /// use a key of each purpose is decided in one place, the engine's `KeyAccess`.
 public enum KeyPurpose: String, CaseIterable, Hashable, Sendable {
@@ -20,7 +20,7 @@ public enum KeyPurpose: String, CaseIterable, Hashable, Sendable {
     /// The purposes Register may give a new credential.
     public static let registrable: [KeyPurpose] = [.authenticate, .ssh, .login]
 
-    /// The byte format version 2 writes into the header; nil for `legacy`, whose records
+    /// The byte format versions 2 and 3 write into the header; nil for `legacy`, whose records
     /// (format version 1) have none.
     public var headerByte: UInt8? {
         switch self {
@@ -31,8 +31,4 @@ public enum KeyPurpose: String, CaseIterable, Hashable, Sendable {
         }
     }
 
-    /// The record format that holds a key of this purpose: 1 for `legacy`, else 2.
-    public var formatVersion: UInt8 {
-        self == .legacy ? RecordHeader.legacyFormatVersion : RecordHeader.currentFormatVersion
-    }
 }

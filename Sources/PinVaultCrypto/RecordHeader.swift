@@ -3,13 +3,17 @@
 /// its KDF parameters or salt edited, no longer opens. `docs/FORMAT.md` gives the byte
 /// layout.
 ///
-/// Two formats open: version 2, which this code writes for every new credential and
-/// which binds the key's `purpose`, and version 1, the records made before purposes
-/// existed, which read as `legacy` and stay version 1 through every re-seal (ChangePin,
-/// upgrade on use): a purpose is never given to a key after the fact.
+/// Three formats open: version 3, which this code writes for every new credential and
+/// which binds the key's `purpose` and `algorithm`; version 2, the records of the third
+/// release, which bind the purpose and are Ed25519; and version 1, the records made
+/// before purposes existed, which read as `legacy` Ed25519. A record keeps its format
+/// through every re-seal (ChangePin, upgrade on use): a purpose or an algorithm is never
+/// given to a key after the fact.
 public struct RecordHeader: Hashable, Sendable {
-    /// The format new credentials are written in: it holds the purpose.
-    public static let currentFormatVersion: UInt8 = 2
+    /// The format new credentials are written in: it holds the purpose and the algorithm.
+    public static let currentFormatVersion: UInt8 = 3
+    /// The format of the third release's records: a purpose, Ed25519.
+    public static let purposeFormatVersion: UInt8 = 2
     /// The format of the records made before purposes existed (`KeyPurpose.legacy`).
     public static let legacyFormatVersion: UInt8 = 1
     /// Domain-separation tag that opens every encoding.
@@ -19,10 +23,13 @@ public struct RecordHeader: Hashable, Sendable {
     /// Salt size (`crypto_pwhash_SALTBYTES`).
     public static let saltSize = 16
 
-    /// The record format: 2 for a key with a purpose, 1 for a legacy one; no other opens.
+    /// The record format: 3 (or 2, written by the third release) for a key with a
+    /// purpose, 1 for a legacy one; no other opens.
     public var formatVersion: UInt8
     /// What the key is for; `legacy` exactly when `formatVersion` is 1.
     public var purpose: KeyPurpose
+    /// The key's algorithm; Ed25519 for formats 1 and 2, which hold no algorithm byte.
+    public var algorithm: KeyAlgorithm
     /// The uid of the process that registered the credential.
     public var ownerUid: UInt32
     /// The account name, 1–256 bytes of UTF-8.
@@ -35,18 +42,20 @@ public struct RecordHeader: Hashable, Sendable {
     public var salt: [UInt8]
 
     /// A header with the given fields; nothing is checked until it is sealed or opened.
-    /// The format version defaults to the one that holds `purpose`.
+    /// The format version defaults to the one a new key of `purpose` is written in.
     public init(
         formatVersion: UInt8? = nil,
         purpose: KeyPurpose,
+        algorithm: KeyAlgorithm = .default,
         ownerUid: UInt32,
         user: String,
         keyId: KeyID,
         kdf: KDFParameters,
         salt: [UInt8]
     ) {
-        self.formatVersion = formatVersion ?? purpose.formatVersion
+        self.formatVersion = formatVersion ?? Self.formatVersion(forNew: purpose)
         self.purpose = purpose
+        self.algorithm = algorithm
         self.ownerUid = ownerUid
         self.user = user
         self.keyId = keyId
@@ -58,16 +67,34 @@ public struct RecordHeader: Hashable, Sendable {
     /// own limit, 256 bytes, is checked where requests are parsed.
     public static let maximumUserLength = Int(UInt16.max)
 
+    /// The format a new key of `purpose` is written in: 1 for `legacy` (which only a
+    /// re-seal of a first-release record makes), else 3.
+    public static func formatVersion(forNew purpose: KeyPurpose) -> UInt8 {
+        purpose == .legacy ? legacyFormatVersion : currentFormatVersion
+    }
+
+    /// Whether format `version` holds a key of `purpose` and `algorithm`: version 1 only
+    /// a legacy Ed25519 key, version 2 an Ed25519 key with a purpose, version 3 any key
+    /// with a purpose. A record whose columns say otherwise was edited from outside.
+    public static func holds(version: UInt8, purpose: KeyPurpose, algorithm: KeyAlgorithm) -> Bool {
+        switch version {
+        case legacyFormatVersion: purpose == .legacy && algorithm == .ed25519
+        case purposeFormatVersion: purpose != .legacy && algorithm == .ed25519
+        case currentFormatVersion: purpose != .legacy
+        default: false
+        }
+    }
+
     /// True when `canonicalEncoding()` is unambiguous: a format this code knows, holding
-    /// the purpose (version 2 any but `legacy`, version 1 only `legacy`), a user that fits
-    /// its length field and a salt of its fixed size. Sealing refuses, and opening fails,
-    /// otherwise.
+    /// the purpose and algorithm (`holds`), a user that fits its length field and a salt
+    /// of its fixed size. Sealing refuses, and opening fails, otherwise.
     public var isEncodable: Bool {
-        formatVersion == purpose.formatVersion
+        Self.holds(version: formatVersion, purpose: purpose, algorithm: algorithm)
             && user.utf8.count <= Self.maximumUserLength && salt.count == Self.saltSize
     }
 
-    /// tag(8) ‖ version(1) ‖ [purpose(1), version 2 only] ‖ ownerUid(4, BE)
+    /// tag(8) ‖ version(1) ‖ [purpose(1), versions 2 and 3] ‖ [algorithm(1), version 3]
+    /// ‖ ownerUid(4, BE)
     /// ‖ userLength(2, BE) ‖ user ‖ keyId(16) ‖ algorithm(1) ‖ opslimit(8, BE)
     /// ‖ memlimit(8, BE) ‖ salt(16)
     ///
@@ -76,10 +103,11 @@ public struct RecordHeader: Hashable, Sendable {
     public func canonicalEncoding() -> [UInt8] {
         let userBytes = Array(user.utf8)
         var out = [UInt8]()
-        out.reserveCapacity(8 + 1 + 1 + 4 + 2 + userBytes.count + 16 + 1 + 8 + 8 + salt.count)
+        out.reserveCapacity(8 + 1 + 1 + 1 + 4 + 2 + userBytes.count + 16 + 1 + 8 + 8 + salt.count)
         out += Self.tag
         out.append(formatVersion)
         if let purposeByte = purpose.headerByte { out.append(purposeByte) }
+        if formatVersion == Self.currentFormatVersion { out.append(algorithm.headerByte) }
         out.appendBigEndian(ownerUid)
         out.appendBigEndian(UInt16(truncatingIfNeeded: userBytes.count))
         out += userBytes

@@ -36,10 +36,11 @@ public enum SeedSealer {
         return key
     }
 
-    /// Seals a 32-byte seed for `ownerUid`/`user`/`keyId` and its `purpose` under `pin`
-    /// and `pepper`, with a fresh random 16-byte salt and 24-byte nonce, running Argon2id
-    /// at `parameters`. The record's format follows the purpose (a legacy key is re-sealed
-    /// in format version 1, as it was made).
+    /// Seals a 32-byte seed for `ownerUid`/`user`/`keyId`, its `purpose` and `algorithm`
+    /// under `pin` and `pepper`, with a fresh random 16-byte salt and 24-byte nonce,
+    /// running Argon2id at `parameters`. `formatVersion` is the record's when it is
+    /// re-sealed (a record keeps its format); nil for a new key (format 3, or 1 for a
+    /// legacy one).
     ///
     /// Throws `.invalidLength` for a seed that is not 32 bytes, a user longer than the
     /// header holds, or a pepper that is no longer 32 bytes; `.invalidKDFParameters`
@@ -49,13 +50,17 @@ public enum SeedSealer {
         pin: SecretBytes,
         pepper: Pepper,
         purpose: KeyPurpose,
+        algorithm: KeyAlgorithm,
+        formatVersion: UInt8? = nil,
         ownerUid: UInt32,
         user: String,
         keyId: KeyID,
         parameters: KDFParameters
     ) throws(CryptoError) -> SealedSeed {
         let header = RecordHeader(
+            formatVersion: formatVersion,
             purpose: purpose,
+            algorithm: algorithm,
             ownerUid: ownerUid,
             user: user,
             keyId: keyId,
@@ -77,13 +82,13 @@ public enum SeedSealer {
         header: RecordHeader,
         nonce: [UInt8]
     ) throws(CryptoError) -> SealedSeed {
-        guard seed.count == Ed25519.seedSize else { throw CryptoError.invalidLength("seed") }
+        guard seed.count == KeyAlgorithm.seedSize else { throw CryptoError.invalidLength("seed") }
         guard header.user.utf8.count <= RecordHeader.maximumUserLength else {
             throw CryptoError.invalidLength("user")
         }
         guard header.salt.count == RecordHeader.saltSize else { throw CryptoError.invalidLength("salt") }
-        // A format that does not hold the purpose (a programming error: the headers
-        // this code makes take the purpose's own format).
+        // A format that does not hold the purpose or algorithm (a programming error:
+        // the headers this code makes take a format that holds them).
         guard header.isEncodable else { throw CryptoError.invalidLength("header") }
         guard nonce.count == SealedSeed.nonceSize else { throw CryptoError.invalidLength("nonce") }
         let pinKey = try PinKDF.deriveKey(pin: pin, salt: header.salt, parameters: header.kdf)
@@ -103,8 +108,8 @@ public enum SeedSealer {
     /// own parameters, and returns the 32-byte seed in secret memory.
     ///
     /// Every mismatch — wrong PIN, wrong pepper, a tampered or moved header (its purpose
-    /// too), a tampered nonce or ciphertext, bad sizes, unsupported parameters, an unknown
-    /// format version or one that does not hold the purpose — throws `.openFailed` and
+    /// and algorithm too), a tampered nonce or ciphertext, bad sizes, unsupported parameters, an unknown
+    /// format version or one that does not hold the purpose or algorithm — throws `.openFailed` and
     /// nothing else. Only failures that say nothing
     /// about the PIN escape as themselves, so a caller never counts them as a wrong
     /// PIN: `.outOfMemory` (Argon2id could not allocate), `.sodiumUnavailable`, and
@@ -134,7 +139,7 @@ public enum SeedSealer {
             throw CryptoError.openFailed
         }
 
-        let seed = try SecretBytes(zeroed: Ed25519.seedSize)
+        let seed = try SecretBytes(zeroed: KeyAlgorithm.seedSize)
         let result = seed.withSodiumPointer { seedPointer in
             key.withSodiumPointer { keyPointer in
                 crypto_secretbox_open_easy(

@@ -1,40 +1,28 @@
-import CSodium
-
-/// An Ed25519 key pair made from a seed with `crypto_sign_seed_keypair`. The 64-byte
-/// secret key stays in secret memory for the life of the value and is zeroed with it.
+/// A key pair of any `KeyAlgorithm`, made from a 32-byte seed: its secret half
+/// (Ed25519: libsodium's 64-byte secret key; P-256: the 32-byte scalar) stays in secret
+/// memory for the life of the value and is zeroed with it.
 public struct SigningKeyPair: Sendable {
-    /// The raw 32-byte public key.
+    public let algorithm: KeyAlgorithm
+    /// The raw public key (`algorithm.publicKeySize` bytes).
     public let publicKey: [UInt8]
-    /// libsodium's secret key: seed ‖ public key (`ProtectedSigningKey` closes its pages).
+    /// The secret half (`ProtectedSigningKey` closes its pages).
     let secretKey: SecretBytes
 
-    /// Derives the key pair of a 32-byte seed.
-    public init(seed: SecretBytes) throws(CryptoError) {
-        guard seed.count == Ed25519.seedSize else { throw CryptoError.invalidLength("seed") }
-        let secretKey = try SecretBytes(zeroed: Ed25519.secretKeySize)
-        var publicKey = [UInt8](repeating: 0, count: Ed25519.publicKeySize)
-        let result = seed.withSodiumPointer { seedPointer in
-            secretKey.withSodiumPointer { secretPointer in
-                crypto_sign_seed_keypair(&publicKey, secretPointer, seedPointer)
-            }
-        }
-        guard result == 0 else { throw CryptoError.signingFailed }
-        self.publicKey = publicKey
-        self.secretKey = secretKey
+    /// Derives the key pair of `algorithm` from a 32-byte seed.
+    public init(algorithm: KeyAlgorithm, seed: SecretBytes) throws(CryptoError) {
+        (secretKey, publicKey) = try algorithm.deriveKeyPair(seed: seed)
+        self.algorithm = algorithm
     }
 
-    /// A detached 64-byte Ed25519 signature of exactly `message`.
+    /// The wire signature of exactly `message` (`KeyAlgorithm`: Ed25519's 64 bytes,
+    /// P-256's DER of ECDSA over SHA-256(message)).
     public func sign(_ message: UnsafeRawBufferPointer) throws(CryptoError) -> [UInt8] {
-        var signature = [UInt8](repeating: 0, count: Ed25519.signatureSize)
-        var length: UInt64 = 0
-        let result = Sodium.withInput(message) { pointer, count in
-            secretKey.withSodiumPointer { secretPointer in
-                crypto_sign_detached(&signature, &length, pointer, UInt64(count), secretPointer)
-            }
-        }
-        guard result == 0, length == UInt64(Ed25519.signatureSize) else {
-            throw CryptoError.signingFailed
-        }
-        return signature
+        try algorithm.sign(message, secret: secretKey, publicKey: publicKey)
+    }
+
+    /// The signature of a caller's 32-byte SHA-256 `digest`, for an algorithm that
+    /// `signsDigests`; `.signingFailed` for one that does not.
+    public func signDigest(_ digest: UnsafeRawBufferPointer) throws(CryptoError) -> [UInt8] {
+        try algorithm.signDigest(digest, secret: secretKey, publicKey: publicKey)
     }
 }

@@ -19,7 +19,7 @@ extension DaemonOptions {
                          [--state-directory <path>] [--log-level <level>]
                          [--exit-on-idle-seconds <seconds>]
 
-        Keep PIN-protected Ed25519 keys for the applications of this machine.
+        Keep PIN-protected signing keys for the applications of this machine.
 
         Serves the Varlink interface io.pinvault.Vault on a Unix socket, and OpenSSH's
         agent protocol on a second one for the keys its users unlocked. Under systemd

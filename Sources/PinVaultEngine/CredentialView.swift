@@ -12,7 +12,9 @@ public struct CredentialView: Sendable, Equatable {
     public let label: String?
     /// What the key is for (`legacy`: made before purposes existed).
     public let purpose: KeyPurpose
-    /// The raw 32-byte Ed25519 public key.
+    /// The key's algorithm.
+    public let algorithm: KeyAlgorithm
+    /// The raw public key (`KeyAlgorithm`).
     public let publicKey: [UInt8]
     public let ownerUid: UInt32
     /// Unix seconds.

@@ -22,7 +22,7 @@ extension VaultEngine {
         rightPin: RightPin, call: Call
     ) throws(VaultError) -> VaultResult {
         let signature = try crypto(call) { () throws(CryptoError) in
-            let keyPair = try SigningKeyPair(seed: seed)
+            let keyPair = try SigningKeyPair(algorithm: record.algorithm, seed: seed)
             return try challenge.withUnsafeBytes { bytes in Result { () throws(CryptoError) in try keyPair.sign(bytes) } }.get()
         }
         let upgraded = try upgradedSeal(of: record, seed: seed, pin: pin, call: call)
@@ -56,7 +56,9 @@ extension VaultEngine {
         let owner = call.caller.uid
         withPin(call, owner: owner, user: user, keyId: keyId, pin: currentPin) { [self] record, seed, rightPin throws(VaultError) in
             let resealed = try sealSeed(
-                seed, pin: newPin, purpose: record.purpose, ownerUid: owner, user: record.user, keyId: record.keyId, call: call
+                seed, pin: newPin, purpose: record.purpose, algorithm: record.algorithm,
+                formatVersion: record.sealed.header.formatVersion, ownerUid: owner, user: record.user, keyId: record.keyId,
+                call: call
             )
             let (updated, wrongPins): (CredentialRecord, Int) = try write(call) { writer in
                 guard let current = try writer.credential(keyId: record.keyId) else {

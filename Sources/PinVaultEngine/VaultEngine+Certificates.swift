@@ -14,7 +14,9 @@ extension VaultEngine {
         changeCertificates(call, keyId: keyId) { writer, record in
             guard let parsed = try? certificate.withUnsafeBytes({ bytes throws(SSHAgentMessageError) in
                 try SSHCertificate(blob: bytes)
-            }), parsed.kind == .user, parsed.publicKey == record.publicKey else { throw VaultError.invalidCertificate }
+            }), parsed.kind == .user, parsed.algorithm == record.algorithm, parsed.publicKey == record.publicKey else {
+                throw VaultError.invalidCertificate
+            }
             let held = try writer.certificates(keyId: keyId)
             guard held.contains(certificate) || held.count < Self.maxCertificatesPerCredential else {
                 throw VaultError.tooManyCertificates(limit: Self.maxCertificatesPerCredential)

@@ -4,7 +4,7 @@ import PinVaultStore
 
 /// Register, List, Unblock, Reset.
 extension VaultEngine {
-    func register(_ call: Call, user: String, pin: SecretBytes, label: String?, purpose: KeyPurpose) {
+    func register(_ call: Call, user: String, pin: SecretBytes, label: String?, purpose: KeyPurpose, algorithm: KeyAlgorithm) {
         // Legacy is what a record made before purposes reads as, never a purpose to give.
         guard KeyPurpose.registrable.contains(purpose) else { return call.finish(.failure(.wrongPurpose(purpose))) }
         let violations = settings.policy.violations(of: pin)
@@ -14,11 +14,13 @@ extension VaultEngine {
             try read(call) { try checkLimits($0, owner: owner, user: user) }
             try onKDF(call) { [self] () throws(VaultError) -> VaultResult in
                 let (seed, keyPair, keyId) = try crypto(call) { () throws(CryptoError) in
-                    let seed = try Ed25519.generateSeed()
-                    let keyPair = try SigningKeyPair(seed: seed)
+                    let seed = try KeyAlgorithm.generateSeed()
+                    let keyPair = try SigningKeyPair(algorithm: algorithm, seed: seed)
                     return (seed, keyPair, try KeyID(publicKey: keyPair.publicKey))
                 }
-                let sealed = try sealSeed(seed, pin: pin, purpose: purpose, ownerUid: owner, user: user, keyId: keyId, call: call)
+                let sealed = try sealSeed(
+                    seed, pin: pin, purpose: purpose, algorithm: algorithm, formatVersion: nil, ownerUid: owner, user: user,
+                    keyId: keyId, call: call)
                 let record = CredentialRecord(
                     sealed: sealed, label: label, publicKey: keyPair.publicKey, createdAt: now(),
                     lastUsedAt: nil, failedAttempts: 0, lockedUntil: nil, pendingUnregistration: nil

@@ -13,13 +13,15 @@ extension VaultEngine {
 
     /// Seals `seed` under `pin` with `parameters` (`settings.kdf` when nil): one Argon2id evaluation.
     func sealSeed(
-        _ seed: SecretBytes, pin: SecretBytes, purpose: KeyPurpose, ownerUid: UInt32, user: String, keyId: KeyID,
+        _ seed: SecretBytes, pin: SecretBytes, purpose: KeyPurpose, algorithm: KeyAlgorithm, formatVersion: UInt8?,
+        ownerUid: UInt32, user: String, keyId: KeyID,
         parameters: KDFParameters? = nil, call: Call
     ) throws(VaultError) -> SealedSeed {
         stats.kdfEvaluated()
         return try crypto(call) { () throws(CryptoError) in
             try SeedSealer.seal(
-                seed: seed, pin: pin, pepper: pepper, purpose: purpose, ownerUid: ownerUid,
+                seed: seed, pin: pin, pepper: pepper, purpose: purpose, algorithm: algorithm,
+                formatVersion: formatVersion, ownerUid: ownerUid,
                 user: user, keyId: keyId, parameters: parameters ?? settings.kdf
             )
         }
@@ -33,8 +35,9 @@ extension VaultEngine {
         let upgradedTo = sealedWith.upgraded(to: settings.kdf)
         guard upgradedTo != sealedWith else { return nil }
         return try sealSeed(
-            seed, pin: pin, purpose: record.purpose, ownerUid: record.ownerUid, user: record.user, keyId: record.keyId,
-            parameters: upgradedTo, call: call
+            seed, pin: pin, purpose: record.purpose, algorithm: record.algorithm,
+            formatVersion: record.sealed.header.formatVersion, ownerUid: record.ownerUid, user: record.user,
+            keyId: record.keyId, parameters: upgradedTo, call: call
         )
     }
 }

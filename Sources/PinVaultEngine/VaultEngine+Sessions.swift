@@ -46,7 +46,7 @@ extension VaultEngine {
         _ call: Call, record: CredentialRecord, seed: SecretBytes, pin: SecretBytes, ttlSeconds: Int64, boundConnection: UInt64?,
         constraints: SessionConstraints, rightPin: RightPin
     ) throws(VaultError) -> VaultResult {
-        let key = try crypto(call) { () throws(CryptoError) in try ProtectedSigningKey(seed: seed) }
+        let key = try crypto(call) { () throws(CryptoError) in try ProtectedSigningKey(algorithm: record.algorithm, seed: seed) }
         let upgraded = try upgradedSeal(of: record, seed: seed, pin: pin, call: call)
         let time = now()
         let (opened, failedAttemptsCleared): (SessionTable.Opened, Int) = try write(call) { writer in

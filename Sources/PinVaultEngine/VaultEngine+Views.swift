@@ -26,6 +26,7 @@ extension VaultEngine {
             keyId: record.keyId,
             label: record.label,
             purpose: record.purpose,
+            algorithm: record.algorithm,
             publicKey: record.publicKey,
             ownerUid: record.ownerUid,
             createdAt: record.createdAt,

@@ -180,8 +180,8 @@ public final class VaultEngine: Sendable {
         case .getStats:
             // Aggregates over every uid would tell one user when others authenticate.
             call.finish(caller.isAdmin ? .success(.stats(stats.snapshot(kdf: kdfPool.snapshot))) : .failure(.permissionDenied))
-        case .register(let user, let pin, let label, let purpose):
-            register(call, user: user, pin: pin, label: label, purpose: purpose)
+        case .register(let user, let pin, let label, let purpose, let algorithm):
+            register(call, user: user, pin: pin, label: label, purpose: purpose, algorithm: algorithm)
         case .list(let user, let ownerUid, let purpose):
             list(call, user: user, ownerUid: ownerUid, purpose: purpose)
         case .authenticate(let user, let keyId, let pin, let challenge, let ownerUid):

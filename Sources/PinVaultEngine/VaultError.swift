@@ -53,6 +53,9 @@ public enum VaultError: Error, Equatable, Sendable {
     /// userauth request, SSHSIG preimage or certificate given to Authenticate or Sign,
     /// or anything but SSH data given to an agent (`KeyAccess.check`). Nothing counted.
     case invalidChallenge
+    /// SignDigest with a key whose algorithm signs only whole messages (Ed25519): on the
+    /// wire, InvalidParameter(keyId).
+    case signsNoDigest
     /// The request came through a forwarded agent connection (`ssh -A`) and the key was
     /// not unlocked with `allowForwarding`. Nothing signed.
     case forwardingNotAllowed

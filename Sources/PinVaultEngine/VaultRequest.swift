@@ -6,8 +6,9 @@ import PinVaultCrypto
 public enum VaultRequest: Sendable {
     case getPolicy
     case checkPin(pin: SecretBytes)
-    /// A new credential for `purpose` (never `legacy`: its door refuses that).
-    case register(user: String, pin: SecretBytes, label: String?, purpose: KeyPurpose)
+    /// A new credential for `purpose` (never `legacy`: its door refuses that), with a
+    /// key of `algorithm`.
+    case register(user: String, pin: SecretBytes, label: String?, purpose: KeyPurpose, algorithm: KeyAlgorithm = .default)
     /// The credentials of `ownerUid` (the caller's when nil), of one user and of one
     /// purpose when given.
     case list(user: String?, ownerUid: UInt32?, purpose: KeyPurpose? = nil)

@@ -23,7 +23,7 @@ public enum VaultResult: Sendable {
     /// `unlockedUntil` in Unix seconds.
     case unlocked(keyId: KeyID, unlockedUntil: Int64, failedAttemptsCleared: Int)
     case locked([KeyID])
-    /// A detached 64-byte Ed25519 signature.
+    /// A signature in its algorithm's wire form (`KeyAlgorithm`).
     case signature([UInt8])
     case unlockedKeys([UnlockedKeyView])
 }

@@ -1,3 +1,5 @@
+import PinVaultCrypto
+
 /// Every size and range the wire protocol enforces, in one place.
 ///
 /// The daemon checks these before it allocates anything for a value, and the client
@@ -34,6 +36,9 @@ public enum ProtocolLimits {
     /// under 8 KiB; this leaves room and keeps the call within `defaultMaxMessageBytes`.
     public static let agentDataBytes: ClosedRange<Int> = 1...32_768
 
+    /// `SignDigest`'s digest: a SHA-256 digest, exactly (`KeyAlgorithm.digestSize`).
+    public static let digestBytes: ClosedRange<Int> = KeyAlgorithm.digestSize...KeyAlgorithm.digestSize
+
     /// `certificate`: one OpenSSH certificate blob, once base64-decoded.
     public static let certificateBytes: ClosedRange<Int> = 1...16_384
 
@@ -56,11 +61,12 @@ public enum ProtocolLimits {
     /// `ownerUid`: a Linux uid (`uid_t` is 32-bit unsigned; `(uid_t)-1` is not a uid).
     public static let uidRange: ClosedRange<Int64> = 0...4_294_967_294
 
-    /// Ed25519 public keys: 32 bytes (44 characters of standard base64).
-    public static let publicKeyBytes = 32
+    /// A raw public key of any `KeyAlgorithm` (Ed25519 32 bytes, P-256 65); its exact
+    /// size is its algorithm's (`KeyAlgorithm.isWellFormed`).
+    public static let publicKeyBytes = 1...KeyAlgorithm.maxPublicKeySize
 
-    /// Ed25519 signatures: 64 bytes (88 characters of standard base64).
-    public static let signatureBytes = 64
+    /// A signature of any `KeyAlgorithm` (Ed25519 64 bytes, P-256 DER up to 72).
+    public static let signatureBytes = 1...KeyAlgorithm.maxSignatureSize
 
     /// Most entries the client library accepts in one array of a reply (`credentials`,
     /// `deletedKeyIds`, `violations`, `keyIds`). Generous next to `credentials.max_per_uid`.

@@ -24,7 +24,7 @@ struct EngineAgentBackend: SSHAgentBackend {
         submit(.unlockedKeys(access: .sshAgent), call) { result in
             guard case .success(.unlockedKeys(let keys)) = result else { return answer(nil) }
             answer(SSHAgentOffer.identities(keys.map {
-                SSHAgentOffer(publicKey: $0.publicKey, user: $0.user, label: $0.label, certificates: $0.certificates)
+                SSHAgentOffer(algorithm: $0.algorithm, publicKey: $0.publicKey, user: $0.user, label: $0.label, certificates: $0.certificates)
             }))
         }
     }
@@ -51,8 +51,8 @@ struct EngineAgentBackend: SSHAgentBackend {
         }
     }
 
-    /// The keyId of an `ssh-ed25519` key blob, or of the key an Ed25519 certificate
-    /// certifies; nil for any other blob (none of ours).
+    /// The keyId of a key blob, or of the key a certificate certifies; nil for any
+    /// other blob (none of ours).
     static func keyId(ofBlob blob: [UInt8]) -> KeyID? {
         SSHAgentOffer.publicKey(ofBlob: blob).flatMap { try? KeyID(publicKey: $0) }
     }

@@ -5,12 +5,13 @@ public enum SSHAgentMessageError: Error, Equatable, Sendable {
     case truncated
     /// Bytes were left after the last field.
     case trailingBytes
-    /// A key blob that is not an `ssh-ed25519` key of 32 bytes.
-    case notAnEd25519Key
+    /// A key blob that is not a key of PinVault's algorithms (`KeyAlgorithm+SSH`), or a
+    /// malformed one.
+    case unsupportedKey
     /// A name (a string OpenSSH reads as a C string) holding a NUL.
     case malformedName
-    /// A certificate that is not an `ssh-ed25519-cert-v01@openssh.com` one, or malformed.
-    case notAnEd25519Certificate
+    /// A certificate that is not a `…-cert-v01@openssh.com` one of such a key, or malformed.
+    case unsupportedCertificate
     /// Data to sign that is neither an SSH userauth request nor an SSHSIG preimage
     /// (`SSHSignedData`).
     case notSSHData

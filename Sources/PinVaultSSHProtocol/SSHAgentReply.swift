@@ -1,3 +1,5 @@
+import PinVaultCrypto
+
 /// The agent's replies, each one whole frame: the 4-byte length, then the message.
 public enum SSHAgentReply {
     /// SSH_AGENT_FAILURE.
@@ -9,16 +11,10 @@ public enum SSHAgentReply {
     /// SSH_AGENT_SUCCESS.
     public static func success() -> [UInt8] { frame { $0.byte(SSHAgentRequest.Number.success) } }
 
-    /// One identity of an IDENTITIES_ANSWER: an `ssh-ed25519` key or a certificate of one.
+    /// One identity of an IDENTITIES_ANSWER: a key or a certificate of one.
     public struct Identity: Equatable, Sendable {
         public var keyBlob: [UInt8]
         public var comment: String
-
-        /// The key blob of a raw 32-byte Ed25519 public key.
-        public init(publicKey: [UInt8], comment: String) {
-            self.keyBlob = SSHEd25519.keyBlob(publicKey: publicKey)
-            self.comment = comment
-        }
 
         /// A key or certificate blob as it is.
         public init(keyBlob: [UInt8], comment: String) {
@@ -39,11 +35,14 @@ public enum SSHAgentReply {
         }
     }
 
-    /// SSH_AGENT_SIGN_RESPONSE with an `ssh-ed25519` signature blob.
-    public static func signature(_ signature: [UInt8]) -> [UInt8] {
-        frame { writer in
+    /// SSH_AGENT_SIGN_RESPONSE with the signature blob of `signature` (its algorithm's
+    /// wire form, `KeyAlgorithm`) as `algorithm` writes it for SSH; nil when the signature
+    /// is not well formed.
+    public static func signature(_ signature: [UInt8], algorithm: KeyAlgorithm) -> [UInt8]? {
+        guard let blob = algorithm.sshSignatureBlob(signature) else { return nil }
+        return frame { writer in
             writer.byte(SSHAgentRequest.Number.signResponse)
-            writer.string(SSHEd25519.signatureBlob(signature))
+            writer.string(blob)
         }
     }
 

@@ -1,13 +1,13 @@
-/// An OpenSSH certificate of an Ed25519 key (PROTOCOL.certkeys,
-/// `ssh-ed25519-cert-v01@openssh.com`), read field by field, exactly: a CA's signature
+import PinVaultCrypto
+
+/// An OpenSSH certificate of a key of PinVault's algorithms (PROTOCOL.certkeys:
+/// `ssh-ed25519-cert-v01@openssh.com`, `ecdsa-sha2-nistp256-cert-v01@openssh.com`),
+/// read field by field, exactly: a CA's signature
 /// over a user's public key, principals and validity. PinVault keeps certificates an
 /// owner attaches to an `ssh` credential and offers them beside its key; it never
 /// signs one (a CA's key is not a PinVault key), and leaves checking the CA's signature
 /// to the server that trusts the CA.
 public struct SSHCertificate: Equatable, Sendable {
-    /// The key type and the userauth algorithm name of such a certificate.
-    public static let typeName = "ssh-ed25519-cert-v01@openssh.com"
-    static let typeNameBytes = Array(typeName.utf8)
     /// The largest certificate PinVault keeps: OpenSSH's certificates with a few
     /// principals and an RSA CA are 1 to 2 KiB.
     public static let maxBytes = 16 * 1024
@@ -20,7 +20,9 @@ public struct SSHCertificate: Equatable, Sendable {
 
     /// The whole certificate blob, as ssh sends it in place of a key blob.
     public let blob: [UInt8]
-    /// The certified raw 32-byte Ed25519 public key.
+    /// The certified key's algorithm; the certificate's type is its `sshCertificateName`.
+    public let algorithm: KeyAlgorithm
+    /// The certified raw public key.
     public let publicKey: [UInt8]
     public let serial: UInt64
     public let kind: Kind
@@ -35,16 +37,18 @@ public struct SSHCertificate: Equatable, Sendable {
     /// Parses a certificate blob; every field must be there and nothing after the
     /// signature.
     public init(blob bytes: UnsafeRawBufferPointer) throws(SSHAgentMessageError) {
-        guard bytes.count <= Self.maxBytes else { throw .notAnEd25519Certificate }
+        guard bytes.count <= Self.maxBytes else { throw .unsupportedCertificate }
         var reader = SSHWireReader(bytes)
         do throws(SSHAgentMessageError) {
-            guard try reader.string().elementsEqual(Self.typeNameBytes) else { throw .notAnEd25519Certificate }
+            let type = try reader.string()
+            guard let algorithm = KeyAlgorithm.allCases.first(where: { type.elementsEqual($0.sshCertificateName.utf8) }) else {
+                throw .unsupportedCertificate
+            }
+            self.algorithm = algorithm
             _ = try reader.string()  // nonce
-            let key = try reader.string()
-            guard key.count == SSHEd25519.publicKeyBytes else { throw .notAnEd25519Certificate }
-            publicKey = Array(key)
+            publicKey = try algorithm.readSSHPublicKey(&reader)
             serial = try reader.uint64()
-            guard let kind = Kind(rawValue: try reader.uint32()) else { throw .notAnEd25519Certificate }
+            guard let kind = Kind(rawValue: try reader.uint32()) else { throw .unsupportedCertificate }
             self.kind = kind
             keyId = Array(try reader.string())
             var names = SSHWireReader(try reader.string())
@@ -56,19 +60,29 @@ public struct SSHCertificate: Equatable, Sendable {
             _ = try reader.string()  // critical options
             _ = try reader.string()  // extensions
             _ = try reader.string()  // reserved
-            guard try !reader.string().isEmpty, try !reader.string().isEmpty else { throw .notAnEd25519Certificate }  // CA key, signature
+            guard try !reader.string().isEmpty, try !reader.string().isEmpty else { throw .unsupportedCertificate }  // CA key, signature
             try reader.expectEnd()
         } catch {
-            throw .notAnEd25519Certificate
+            throw .unsupportedCertificate
         }
         blob = Array(bytes)
     }
 
-    /// The OpenSSH line (`ssh-ed25519-cert-v01@openssh.com BASE64 comment`), as
-    /// `ssh-keygen -s` writes a certificate file.
+    /// The certificate's type, `ssh-ed25519-cert-v01@openssh.com` for instance.
+    public var typeName: String { algorithm.sshCertificateName }
+
+    /// The certified key.
+    public var key: SSHKey { SSHKey(algorithm: algorithm, publicKey: publicKey) }
+
+    /// The OpenSSH line (`TYPE BASE64 comment`), as `ssh-keygen -s` writes a certificate file.
     public func line(comment: String?) -> String {
-        let encoded = SSHEd25519.base64(blob)
-        guard let comment, !comment.isEmpty else { return Self.typeName + " " + encoded }
-        return Self.typeName + " " + encoded + " " + comment
+        let encoded = SSHKey.base64(blob)
+        guard let comment, !comment.isEmpty else { return typeName + " " + encoded }
+        return typeName + " " + encoded + " " + comment
+    }
+
+    /// Whether `name` is the type of a certificate PinVault reads (`TYPE` of a certificate line).
+    public static func isTypeName(_ name: some StringProtocol) -> Bool {
+        KeyAlgorithm.allCases.contains { $0.sshCertificateName == name }
     }
 }

@@ -1,3 +1,5 @@
+import PinVaultCrypto
+
 /// The two things OpenSSH asks an agent to sign with a user key, parsed exactly as
 /// OpenSSH's agent parses them before it lets a key of another application sign
 /// (`parse_userauth_request` and `parse_sshsig_request` in ssh-agent.c):
@@ -29,8 +31,8 @@ public enum SSHSignedData: Equatable, Sendable {
         public var service: [UInt8]
         /// `publickey` or `publickey-hostbound-v00@openssh.com`.
         public var method: [UInt8]
-        /// The public key algorithm, `ssh-ed25519` for a PinVault key (or its
-        /// certificate type when a certificate is used).
+        /// The public key algorithm: a PinVault key's `sshName` (or its certificate type
+        /// when a certificate is used).
         public var algorithm: [UInt8]
         /// The public key (or certificate) blob the request authenticates with.
         public var keyBlob: [UInt8]
@@ -236,12 +238,18 @@ extension UnsafeRawBufferPointer {
 }
 
 extension SSHSignedData.UserauthRequest {
-    /// Whether the request authenticates with an OpenSSH certificate of the Ed25519 key
-    /// `publicKey`, under the certificate's algorithm name.
-    public func namesCertificate(of publicKey: [UInt8]) -> Bool {
-        guard algorithm.elementsEqual(SSHCertificate.typeName.utf8),
+    /// Whether the request authenticates with an OpenSSH certificate of `key`, under
+    /// the certificate's algorithm name.
+    public func namesCertificate(of key: SSHKey) -> Bool {
+        guard algorithm.elementsEqual(key.algorithm.sshCertificateName.utf8),
               let certificate = try? keyBlob.withUnsafeBytes({ bytes throws(SSHAgentMessageError) in try SSHCertificate(blob: bytes) })
         else { return false }
-        return certificate.publicKey == publicKey
+        return certificate.key == key
+    }
+
+    /// Whether the request authenticates with `key` itself or an OpenSSH certificate of
+    /// it, each under its own algorithm name.
+    public func names(_ key: SSHKey) -> Bool {
+        names(keyBlob: key.blob, algorithm: key.algorithm.sshName) || namesCertificate(of: key)
     }
 }

@@ -1,14 +1,14 @@
 import PinVaultCrypto
 
-/// The mapping between `CredentialRecord` and a row of `credentials` (schema v5).
+/// The mapping between `CredentialRecord` and a row of `credentials` (schema v6).
 extension CredentialRecord {
     /// Every column, in the order `init(row:)` reads and `columnValues` writes.
     static let columns = """
         key_id, owner_uid, user, label, public_key, format_version, kdf_opslimit, kdf_memlimit, \
         salt, nonce, sealed_seed, created_at, last_used_at, failed_attempts, locked_until, \
-        unregister_token_hash, unregister_expires_at, purpose, wrong_pins_since_success
+        unregister_token_hash, unregister_expires_at, purpose, wrong_pins_since_success, algorithm
         """
-    static let columnCount: Int32 = 19
+    static let columnCount: Int32 = 20
 
     /// The row's values for `columns`; `StoreError.invalidRecord` names the first field
     /// that cannot be stored.
@@ -16,7 +16,7 @@ extension CredentialRecord {
         let header = sealed.header
         let userBytes = header.user.utf8.count
         guard (1...Self.maxUserBytes).contains(userBytes) else { throw StoreError.invalidRecord("user") }
-        guard publicKey.count == Self.publicKeySize else { throw StoreError.invalidRecord("publicKey") }
+        guard header.algorithm.isWellFormed(publicKey: publicKey) else { throw StoreError.invalidRecord("publicKey") }
         guard header.salt.count == RecordHeader.saltSize else { throw StoreError.invalidRecord("salt") }
         guard sealed.nonce.count == SealedSeed.nonceSize else { throw StoreError.invalidRecord("nonce") }
         guard sealed.ciphertext.count == SealedSeed.ciphertextSize else {
@@ -24,7 +24,9 @@ extension CredentialRecord {
         }
         guard let opslimit = Int64(exactly: header.kdf.opslimit) else { throw StoreError.invalidRecord("opslimit") }
         guard let memlimit = Int64(exactly: header.kdf.memlimit) else { throw StoreError.invalidRecord("memlimit") }
-        guard header.formatVersion == header.purpose.formatVersion else { throw StoreError.invalidRecord("purpose") }
+        guard RecordHeader.holds(version: header.formatVersion, purpose: header.purpose, algorithm: header.algorithm) else {
+            throw StoreError.invalidRecord("purpose")
+        }
         guard failedAttempts >= 0 else { throw StoreError.invalidRecord("failedAttempts") }
         guard wrongPinsSinceSuccess >= 0 else { throw StoreError.invalidRecord("wrongPinsSinceSuccess") }
         if let pending = pendingUnregistration, pending.tokenHash.count != PendingUnregistration.tokenHashSize {
@@ -50,6 +52,7 @@ extension CredentialRecord {
             .integer(pendingUnregistration?.expiresAt),
             .text(header.purpose.rawValue),
             .integer(Int64(wrongPinsSinceSuccess)),
+            .text(header.algorithm.name),
         ]
     }
 
@@ -68,7 +71,7 @@ extension CredentialRecord {
             let user = reader.text(), (1...Self.maxUserBytes).contains(user.utf8.count),
             let label = reader.optionalText()
         else { throw corrupt() }
-        guard let publicKey = reader.blob(count: Self.publicKeySize),
+        guard let publicKey = reader.blob(maxCount: KeyAlgorithm.maxPublicKeySize),
             let version = reader.integer().flatMap(UInt8.init(exactly:)),
             let opslimit = reader.integer().flatMap(UInt64.init(exactly:)),
             let memlimit = reader.integer().flatMap(UInt64.init(exactly:)),
@@ -83,8 +86,10 @@ extension CredentialRecord {
             let expiresAt = reader.optionalInteger(),
             let purpose = reader.text().flatMap(KeyPurpose.init(rawValue:)),
             let wrongPins = reader.integer().flatMap(Int.init(exactly:)), wrongPins >= 0,
-            // A format that does not hold this purpose: edited from outside.
-            version == purpose.formatVersion
+            let algorithm = reader.text().flatMap(KeyAlgorithm.init(rawValue:)),
+            algorithm.isWellFormed(publicKey: publicKey),
+            // A format that does not hold this purpose or algorithm: edited from outside.
+            RecordHeader.holds(version: version, purpose: purpose, algorithm: algorithm)
         else { throw corrupt() }
 
         let pending: PendingUnregistration?
@@ -94,7 +99,7 @@ extension CredentialRecord {
         default: throw corrupt()
         }
         let header = RecordHeader(
-            formatVersion: version, purpose: purpose, ownerUid: owner, user: user, keyId: keyId,
+            formatVersion: version, purpose: purpose, algorithm: algorithm, ownerUid: owner, user: user, keyId: keyId,
             kdf: KDFParameters(opslimit: opslimit, memlimit: memlimit), salt: salt)
         self.init(
             sealed: SealedSeed(header: header, nonce: nonce, ciphertext: ciphertext),
@@ -122,6 +127,12 @@ private struct RowReader {
 
     mutating func text() -> String? {
         if case .text(let bytes) = next() { return String(validating: bytes, as: UTF8.self) }
+        return nil
+    }
+
+    /// A blob of 1 to `maxCount` bytes (a size its column's meaning checks further).
+    mutating func blob(maxCount: Int) -> [UInt8]? {
+        if case .blob(let bytes) = next(), (1...maxCount).contains(bytes.count) { return bytes }
         return nil
     }
 

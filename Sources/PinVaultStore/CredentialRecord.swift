@@ -3,8 +3,6 @@ import PinVaultCrypto
 /// One stored credential: the sealed seed with its authenticated header, the public key,
 /// and the mutable state (use, failures, lockout, pending unregistration).
 public struct CredentialRecord: Hashable, Sendable {
-    /// Size of `publicKey` (Ed25519).
-    public static let publicKeySize = 32
     /// Largest `user`, in UTF-8 bytes.
     public static let maxUserBytes = 256
 
@@ -13,7 +11,7 @@ public struct CredentialRecord: Hashable, Sendable {
     public var sealed: SealedSeed
     /// Tells several credentials of one user apart.
     public var label: String?
-    /// The raw 32-byte Ed25519 public key.
+    /// The raw public key (`KeyAlgorithm`: its size is the algorithm's).
     public var publicKey: [UInt8]
     /// Unix seconds.
     public var createdAt: Int64
@@ -59,4 +57,6 @@ public struct CredentialRecord: Hashable, Sendable {
     public var user: String { sealed.header.user }
     /// What the key is for (from the sealed header; `legacy` for a format-1 record).
     public var purpose: KeyPurpose { sealed.header.purpose }
+    /// The key's algorithm (from the sealed header; Ed25519 for formats 1 and 2).
+    public var algorithm: KeyAlgorithm { sealed.header.algorithm }
 }

@@ -96,7 +96,77 @@ enum Schema {
             """,
             "UPDATE credentials SET wrong_pins_since_success = failed_attempts",
         ]),
+        // v6: a key's algorithm (docs/FORMAT.md §7). Rows made before are Ed25519. The
+        // public key's size is the algorithm's (`KeyAlgorithm`, checked where rows decode),
+        // so the column's CHECK no longer names one size: SQLite cannot drop a CHECK, so
+        // the table is rebuilt, with its indexes and triggers, in this one transaction.
+        // The algorithm's values are not listed here either (a third algorithm needs no
+        // rebuild); a trigger keeps it from changing, as the purpose's does.
+        Step(statements: [
+            "DROP TRIGGER credentials_take_their_certificates",
+            """
+            CREATE TABLE credentials_v6 (
+                key_id TEXT NOT NULL PRIMARY KEY
+                    CHECK (length(key_id) = 32 AND key_id NOT GLOB '*[^0-9a-f]*'),
+                owner_uid INTEGER NOT NULL CHECK (owner_uid BETWEEN 0 AND 4294967295),
+                user TEXT NOT NULL CHECK (length(CAST(user AS BLOB)) BETWEEN 1 AND 256),
+                label TEXT NULL,
+                public_key BLOB NOT NULL CHECK (length(public_key) BETWEEN 1 AND 256),
+                format_version INTEGER NOT NULL CHECK (format_version BETWEEN 0 AND 255),
+                kdf_opslimit INTEGER NOT NULL CHECK (kdf_opslimit >= 0),
+                kdf_memlimit INTEGER NOT NULL CHECK (kdf_memlimit >= 0),
+                salt BLOB NOT NULL CHECK (length(salt) = 16),
+                nonce BLOB NOT NULL CHECK (length(nonce) = 24),
+                sealed_seed BLOB NOT NULL CHECK (length(sealed_seed) = 48),
+                created_at INTEGER NOT NULL,
+                last_used_at INTEGER NULL,
+                failed_attempts INTEGER NOT NULL DEFAULT 0 CHECK (failed_attempts >= 0),
+                locked_until INTEGER NULL,
+                unregister_token_hash BLOB NULL
+                    CHECK (unregister_token_hash IS NULL OR length(unregister_token_hash) = 32),
+                unregister_expires_at INTEGER NULL,
+                purpose TEXT NOT NULL DEFAULT 'legacy'
+                    CHECK (purpose IN ('authenticate', 'ssh', 'login', 'legacy')),
+                wrong_pins_since_success INTEGER NOT NULL DEFAULT 0
+                    CHECK (wrong_pins_since_success >= 0),
+                algorithm TEXT NOT NULL DEFAULT 'ed25519' CHECK (length(algorithm) BETWEEN 1 AND 32),
+                CHECK ((unregister_token_hash IS NULL) = (unregister_expires_at IS NULL))
+            ) STRICT
+            """,
+            """
+            INSERT INTO credentials_v6 (\(v5Columns), algorithm)
+            SELECT \(v5Columns), 'ed25519' FROM credentials
+            """,
+            "DROP TABLE credentials",
+            "ALTER TABLE credentials_v6 RENAME TO credentials",
+            "CREATE INDEX credentials_owner_user ON credentials (owner_uid, user)",
+            "CREATE INDEX credentials_legacy ON credentials (key_id) WHERE purpose = 'legacy'",
+            """
+            CREATE TRIGGER credentials_purpose_is_immutable
+            BEFORE UPDATE OF purpose ON credentials
+            WHEN NEW.purpose IS NOT OLD.purpose
+            BEGIN SELECT RAISE(ABORT, 'a credential''s purpose never changes'); END
+            """,
+            """
+            CREATE TRIGGER credentials_algorithm_is_immutable
+            BEFORE UPDATE OF algorithm ON credentials
+            WHEN NEW.algorithm IS NOT OLD.algorithm
+            BEGIN SELECT RAISE(ABORT, 'a credential''s algorithm never changes'); END
+            """,
+            """
+            CREATE TRIGGER credentials_take_their_certificates
+            AFTER DELETE ON credentials
+            BEGIN DELETE FROM ssh_certificates WHERE key_id = OLD.key_id; END
+            """,
+        ]),
     ]
+
+    /// The columns of `credentials` at version 5, which step 6 copies.
+    private static let v5Columns = """
+        key_id, owner_uid, user, label, public_key, format_version, kdf_opslimit, kdf_memlimit, salt, nonce, \
+        sealed_seed, created_at, last_used_at, failed_attempts, locked_until, unregister_token_hash, \
+        unregister_expires_at, purpose, wrong_pins_since_success
+        """
 
     /// The version after every step has run.
     static var latestVersion: Int { steps.count }

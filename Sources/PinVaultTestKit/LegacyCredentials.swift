@@ -13,12 +13,12 @@ public enum LegacyCredentials {
     public static func add(to daemon: TestDaemon, user: String, label: String?, pin: String) throws -> String {
         let pepperBytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: daemon.stateDirectory + "/pepper")))
         let pepper = try Pepper(secret: pepperBytes.withUnsafeBytes { try SecretBytes(copying: $0) })
-        let seed = try Ed25519.generateSeed()
-        let keyPair = try SigningKeyPair(seed: seed)
+        let seed = try KeyAlgorithm.generateSeed()
+        let keyPair = try SigningKeyPair(algorithm: .ed25519, seed: seed)
         let keyId = try KeyID(publicKey: keyPair.publicKey)
         let sealed = try SeedSealer.seal(
             seed: seed, pin: try Array(pin.utf8).withUnsafeBytes { try SecretBytes(copying: $0) }, pepper: pepper,
-            purpose: .legacy, ownerUid: geteuid(), user: user, keyId: keyId,
+            purpose: .legacy, algorithm: .ed25519, ownerUid: geteuid(), user: user, keyId: keyId,
             parameters: KDFParameters(opslimit: 1, memlimit: 8192)
         )
         let store = try VaultStore(path: daemon.stateDirectory + "/vault.sqlite")

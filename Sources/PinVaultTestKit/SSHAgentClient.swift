@@ -1,3 +1,4 @@
+import PinVaultCrypto
 import PinVaultSSHProtocol
 
 /// A raw client of an ssh-agent socket (PROTOCOL.agent: a 4-byte big-endian length,
@@ -33,21 +34,26 @@ public final class SSHAgentClient {
     /// The socket, for a writer thread that pipelines requests.
     public var fd: Int32 { stream.fd }
 
-    /// A whole SIGN_REQUEST for the `ssh-ed25519` key blob of the raw `publicKey`, over
+    /// A whole SIGN_REQUEST for the key blob of the raw `publicKey` of `algorithm`, over
     /// `data`, with `flags`.
-    public static func signRequest(publicKey: [UInt8], data: [UInt8], flags: UInt32 = 0) -> [UInt8] {
-        let blob = string(Array("ssh-ed25519".utf8)) + string(publicKey)
+    public static func signRequest(
+        publicKey: [UInt8], algorithm: KeyAlgorithm = .ed25519, data: [UInt8], flags: UInt32 = 0
+    ) -> [UInt8] {
+        let blob = SSHKey(algorithm: algorithm, publicKey: publicKey).blob
         return string([signRequest] + string(blob) + string(data) + uint32(flags))
     }
 
-    /// What ssh asks an agent to sign to log `user` in with the `ssh-ed25519` key
-    /// `publicKey` (RFC 4252 §7), in a session whose identifier is `session`: the only
+    /// What ssh asks an agent to sign to log `user` in with the key `publicKey` of
+    /// `algorithm` (RFC 4252 §7), in a session whose identifier is `session`: the only
     /// data, beside an SSHSIG preimage, that an agent signs with a PinVault key.
-    public static func userauthRequest(publicKey: [UInt8], user: String = "alice", session: [UInt8] = Array(repeating: 7, count: 32)) -> [UInt8] {
+    public static func userauthRequest(
+        publicKey: [UInt8], algorithm: KeyAlgorithm = .ed25519, user: String = "alice",
+        session: [UInt8] = Array(repeating: 7, count: 32)
+    ) -> [UInt8] {
         SSHSignedData.UserauthRequest(
             sessionIdentifier: session, user: Array(user.utf8), service: Array("ssh-connection".utf8),
-            method: Array("publickey".utf8), algorithm: Array("ssh-ed25519".utf8),
-            keyBlob: SSHEd25519.keyBlob(publicKey: publicKey), hostKeyBlob: nil
+            method: Array("publickey".utf8), algorithm: Array(algorithm.sshName.utf8),
+            keyBlob: SSHKey(algorithm: algorithm, publicKey: publicKey).blob, hostKeyBlob: nil
         ).encoded
     }
 

@@ -1,3 +1,4 @@
+import PinVaultCrypto
 import Foundation
 import Glibc
 import PinVaultSSHProtocol
@@ -98,10 +99,10 @@ public final class ScriptedSSHAgent: @unchecked Sendable {
             return SSHAgentReply.identities(identities)
         case .sign(let keyBlob, let data, _):
             lock.withLock { requests.append(data) }
-            guard let publicKey = try? keyBlob.withUnsafeBytes({ try SSHEd25519.publicKey(fromBlob: $0) }),
-                  let signature = sign(publicKey, data)
+            guard let key = SSHKey(blob: keyBlob), let signature = sign(key.publicKey, data),
+                  let reply = SSHAgentReply.signature(signature, algorithm: key.algorithm)
             else { return SSHAgentReply.failure() }
-            return SSHAgentReply.signature(signature)
+            return reply
         default:
             return SSHAgentReply.failure()
         }

@@ -17,12 +17,16 @@ extension VarlinkClient {
         return reply
     }
 
-    /// Registers a credential (for `purpose`, or the daemon's default) and returns it.
+    /// Registers a credential (for `purpose` and with a key of `algorithm`, or the
+    /// daemon's defaults) and returns it.
     @discardableResult
-    public func register(user: String, pin: String, label: String? = nil, purpose: String? = nil) throws -> [String: Any] {
+    public func register(
+        user: String, pin: String, label: String? = nil, purpose: String? = nil, algorithm: String? = nil
+    ) throws -> [String: Any] {
         var parameters: [String: Any] = ["user": user, "pin": pin]
         if let label { parameters["label"] = label }
         if let purpose { parameters["purpose"] = purpose }
+        if let algorithm { parameters["algorithm"] = algorithm }
         let reply = try succeeding("Register", parameters)
         guard let credential = reply.object("credential") else { throw TestKitError("no credential in \(reply)") }
         return credential

@@ -13,9 +13,9 @@ import PinVaultSystem
 /// host; what a host the agent was forwarded to says of a next hop is marked as its word.
 enum KeyDescription {
     static func request(
-        comment: String, publicKey: [UInt8], data: [UInt8], destination: AgentConnectionState.Destination, home: String?
+        comment: String, key: SSHKey, data: [UInt8], destination: AgentConnectionState.Destination, home: String?
     ) -> String {
-        var text = "Use your PinVault key \(comment)\n\(fingerprint(SSHEd25519.keyBlob(publicKey: publicKey)))"
+        var text = "Use your PinVault key \(comment)\n\(fingerprint(key.blob))"
         switch data.withUnsafeBytes(SSHSignedData.parse) {
         case .userauth(let request):
             text += "\nto log in as \(printable(request.user))"

@@ -51,7 +51,7 @@ final class UserAgentBackend: SSHAgentBackend {
         serve(call, answer: answer) { [self] in
             let credentials = try await withClient(call, retrying: true) { try await $0.list(purpose: .ssh) }
             return SSHAgentOffer.identities(credentials.map {
-                SSHAgentOffer(publicKey: $0.publicKey, user: $0.user, label: $0.label, certificates: $0.sshCertificates)
+                SSHAgentOffer(algorithm: $0.algorithm, publicKey: $0.publicKey, user: $0.user, label: $0.label, certificates: $0.sshCertificates)
             })
         }
     }
@@ -108,7 +108,7 @@ final class UserAgentBackend: SSHAgentBackend {
         // Made when a prompt needs it (it reads known_hosts), not for every signature.
         let description = { @Sendable [home] in
             KeyDescription.request(
-                comment: SSHEd25519.comment(user: credential.user, label: credential.label), publicKey: publicKey, data: data,
+                comment: SSHKey.comment(user: credential.user, label: credential.label), key: SSHKey(algorithm: credential.algorithm, publicKey: publicKey), data: data,
                 destination: call.state.destination(of: data), home: home
             )
         }

@@ -48,6 +48,8 @@ extension VaultError {
             append(.wrongPurpose, to: buffer) { $0.field("purpose", purpose.rawValue) }
         case .invalidChallenge:
             VarlinkReply.appendError(.invalidParameter(parameter: "challenge"), to: buffer)
+        case .signsNoDigest:
+            VarlinkReply.appendError(.invalidParameter(parameter: "keyId"), to: buffer)
         case .forwardingNotAllowed:
             append(.forwardingNotAllowed, to: buffer)
         case .confirmationRequired:

@@ -23,7 +23,8 @@ extension VaultRequest {
                 user: try user(p),
                 pin: try pin(p, "pin"),
                 label: try text(p, "label", required: false, bytes: ProtocolLimits.labelBytes),
-                purpose: try purpose(p)
+                purpose: try purpose(p),
+                algorithm: try algorithm(p)
             )
         case .list:
             return .list(
@@ -109,6 +110,10 @@ extension VaultRequest {
                 confirmed: try p.bool("confirmed", required: false) ?? false
             )
             return .sign(keyId: keyId, message: data, access: .userAgent, context: context)
+        case .signDigest:
+            guard let keyId = try p.keyID(required: true) else { throw ParameterError("keyId", .missing) }
+            let digest = try p.base64("digest", required: true, decodedBytes: ProtocolLimits.digestBytes) ?? []
+            return .sign(keyId: keyId, message: digest, access: .signDigest, context: .plain)
         case .addSSHCertificate, .removeSSHCertificate:
             guard let keyId = try p.keyID(required: true) else { throw ParameterError("keyId", .missing) }
             let certificate = try p.base64("certificate", required: true, decodedBytes: ProtocolLimits.certificateBytes) ?? []
@@ -134,6 +139,13 @@ extension VaultRequest {
             throw ParameterError(name, .malformed)
         }
         return value
+    }
+
+    /// Register's algorithm: one of `KeyAlgorithm`; `ed25519` when absent.
+    private static func algorithm(_ p: ParameterDecoder) throws(ParameterError) -> KeyAlgorithm {
+        guard let name = try p.string("algorithm", required: false, bytes: 1...32) else { return .default }
+        guard let algorithm = KeyAlgorithm(rawValue: name) else { throw ParameterError("algorithm", .malformed) }
+        return algorithm
     }
 
     /// Register's purpose: one a new credential may have (never `legacy`, which only

@@ -83,6 +83,7 @@ enum VarlinkReplies {
             keyId: credential.keyId.hex,
             label: credential.label,
             purpose: wire(credential.purpose),
+            algorithm: credential.algorithm,
             publicKey: credential.publicKey,
             ownerUid: credential.ownerUid,
             createdAt: credential.createdAt,

@@ -7,8 +7,9 @@ struct AuthCommand: AsyncParsableCommand {
         commandName: "auth",
         abstract: "Sign a challenge with a credential, after checking its PIN.",
         discussion: """
-            The signature is Ed25519 over exactly the challenge's bytes (1 to 1024), so a \
-            relying party verifies it with the public key and any Ed25519 library. Prints the \
+            The signature is the credential's algorithm's over exactly the challenge's bytes \
+            (1 to 1024): Ed25519, or for a p256 key ECDSA over SHA-256 of them, DER-encoded, so \
+            a relying party verifies it with the public key and any Ed25519 or ECDSA library. Prints the \
             key id, the public key and the signature (base64), and a warning on stderr when \
             the PIN no longer meets the policy, and one when wrong PINs were tried since the \
             credential's last success (someone else may have been guessing). A wrong PIN \

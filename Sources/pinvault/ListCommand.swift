@@ -7,7 +7,7 @@ struct ListCommand: AsyncParsableCommand {
         commandName: "list",
         abstract: "List your credentials, of one user or all.",
         discussion: """
-            One row per credential: its user, key id, label, purpose, state, wrong PINs so \
+            One row per credential: its user, key id, label, purpose, algorithm, state, wrong PINs so \
             far and left, and when it was last used and created. Admins may list another \
             uid's credentials with --owner-uid. A purpose of legacy marks a credential made \
             before key purposes existed: it keeps working, but a key registered for one \
@@ -46,13 +46,14 @@ struct ListCommand: AsyncParsableCommand {
 
     /// The credentials as a table; with the OWNER column when another uid's are listed.
     static func table(_ credentials: [Credential], showingOwner: Bool) -> Table {
-        let headers = ["USER", "KEY ID", "LABEL", "PURPOSE", "STATE", "FAILED/REMAINING", "LAST USED", "CREATED"]
+        let headers = ["USER", "KEY ID", "LABEL", "PURPOSE", "ALGORITHM", "STATE", "FAILED/REMAINING", "LAST USED", "CREATED"]
         let rows = credentials.map { credential in
             [
                 credential.user,
                 credential.keyId,
                 credential.label ?? "-",
                 credential.purpose.rawValue,
+                credential.algorithm.rawValue,
                 Self.state(of: credential),
                 "\(credential.failedAttempts)/\(credential.remainingAttempts)",
                 credential.lastUsedAt.map(WireText.time) ?? "never",

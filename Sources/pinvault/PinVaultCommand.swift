@@ -6,7 +6,7 @@ import PinVaultTransport
 struct PinVaultCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pinvault",
-        abstract: "Register, use and manage the PIN-protected Ed25519 keys that pinvaultd keeps.",
+        abstract: "Register, use and manage the PIN-protected signing keys that pinvaultd keeps.",
         discussion: """
             Every command talks to pinvaultd over its Varlink socket (--socket, else \
             $PINVAULT_SOCKET, else the system socket) and acts on the credentials of the \

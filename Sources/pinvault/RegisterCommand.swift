@@ -1,7 +1,7 @@
 import ArgumentParser
 import PinVaultClient
 
-/// `pinvault register USER [--label LABEL] [--purpose authenticate|ssh|login]`
+/// `pinvault register USER [--label LABEL] [--purpose authenticate|ssh|login] [--algorithm ed25519|p256]`
 struct RegisterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "register",
@@ -16,6 +16,10 @@ struct RegisterCommand: AsyncParsableCommand {
             to ssh and git by the ssh-agent sockets once unlocked, and signs nothing else; \
             login is for the PAM module (pam_pinvault) alone. Another purpose needs another \
             credential.
+
+            The algorithm, also for good: ed25519 (the default) or p256 (ECDSA over NIST \
+            P-256, for relying parties, ssh servers and PKCS#11 programs that know no \
+            Ed25519).
             """
     )
 
@@ -30,6 +34,18 @@ struct RegisterCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("What the key is for: authenticate, ssh or login.", valueName: "purpose"))
     var purpose: RegistrablePurpose = .authenticate
 
+    @Option(
+        help: ArgumentHelp(
+            "The key's algorithm: \(Credential.Algorithm.allCases.map(\.rawValue).joined(separator: " or ")).",
+            valueName: "algorithm"),
+        transform: { name in
+            guard let algorithm = Credential.Algorithm(rawValue: name) else {
+                throw ValidationError("--algorithm is one of \(Credential.Algorithm.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return algorithm
+        })
+    var algorithm: Credential.Algorithm = .default
+
     @OptionGroup var pins: PinOptions
 
     func run() async throws {
@@ -39,12 +55,14 @@ struct RegisterCommand: AsyncParsableCommand {
             let pin = try input.readNewPIN(prompt: "New PIN for \(user): ")
             let client = try global.connect()
             defer { client.close() }
-            let credential = try await client.register(user: user, pin: pin, label: label, purpose: purpose.purpose)
+            let credential = try await client.register(
+                user: user, pin: pin, label: label, purpose: purpose.purpose, algorithm: algorithm)
             console.show(.object([("credential", credential.json)])) {
                 console.say("Registered a credential for \(credential.user)\(credential.label.map { " (\($0))" } ?? "").")
                 StandardStream.output.write(Table(headers: nil, rows: [
                     ["Key ID:", credential.keyId],
                     ["Purpose:", credential.purpose.rawValue],
+                    ["Algorithm:", credential.algorithm.rawValue],
                     ["Public key:", WireText.base64(credential.publicKey)],
                 ]).text)
                 if credential.purpose == .ssh {

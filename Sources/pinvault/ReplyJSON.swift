@@ -11,6 +11,7 @@ extension Credential {
         if let label { fields.append(("label", .string(label))) }
         fields += [
             ("purpose", .string(purpose.rawValue)),
+            ("algorithm", .string(algorithm.rawValue)),
             ("publicKey", .string(WireText.base64(publicKey))),
             ("ownerUid", .int(Int(ownerUid))),
             ("createdAt", .string(WireText.time(createdAt))),

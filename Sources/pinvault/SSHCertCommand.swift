@@ -26,7 +26,7 @@ struct CertificateFile: ParsableArguments {
     @Argument(help: ArgumentHelp("The certificate file (KEY-cert.pub), or - for standard input.", valueName: "certfile"))
     var path: String
 
-    /// The certificate blob, checked to be an Ed25519 certificate.
+    /// The certificate blob, checked to be a certificate of a key PinVault has.
     func blob() throws -> [UInt8] {
         let text: String
         if path == "-" {
@@ -36,11 +36,13 @@ struct CertificateFile: ParsableArguments {
             text = String(decoding: data.prefix(64 * 1024), as: UTF8.self)
         }
         let fields = text.split(whereSeparator: \.isWhitespace)
-        guard fields.count >= 2, fields[0] == SSHCertificate.typeName,
+        guard fields.count >= 2, SSHCertificate.isTypeName(fields[0]),
               let blob = try? Base64.decode(String(fields[1])),
-              (try? blob.withUnsafeBytes { bytes throws(SSHAgentMessageError) in try SSHCertificate(blob: bytes) }) != nil
+              let certificate = try? blob.withUnsafeBytes({ bytes throws(SSHAgentMessageError) in try SSHCertificate(blob: bytes) }),
+              certificate.typeName == fields[0]
         else {
-            throw CommandFailure.usage("\(path) holds no \(SSHCertificate.typeName) certificate")
+            let types = Credential.Algorithm.allCases.map(\.sshName).joined(separator: " or ")
+            throw CommandFailure.usage("\(path) holds no OpenSSH certificate of an \(types) key")
         }
         return blob
     }

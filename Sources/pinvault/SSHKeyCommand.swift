@@ -8,7 +8,8 @@ struct SSHKeyCommand: AsyncParsableCommand {
         commandName: "ssh-key",
         abstract: "Print a credential's public key as an OpenSSH key line.",
         discussion: """
-            Prints `ssh-ed25519 BASE64 USER (LABEL)`, the line for a server's \
+            Prints `ssh-ed25519 BASE64 USER (LABEL)` (`ecdsa-sha2-nistp256 …` for a p256 \
+            key), the line for a server's \
             ~/.ssh/authorized_keys, and, after the signer's principal, for git's \
             gpg.ssh.allowedSignersFile. `ssh-keygen -lf` reads it for the fingerprint that \
             `ssh-add -l` shows once the credential is unlocked. Only for a credential \
@@ -29,9 +30,8 @@ struct SSHKeyCommand: AsyncParsableCommand {
             if chosen.purpose == .legacy {
                 console.note("this credential is legacy (made before key purposes): register one with --purpose ssh and retire it (pinvault(1))")
             }
-            let line = SSHEd25519.publicKeyLine(
-                publicKey: chosen.publicKey, comment: SSHEd25519.comment(user: chosen.user, label: chosen.label)
-            )
+            let line = SSHKey(algorithm: chosen.algorithm, publicKey: chosen.publicKey)
+                .line(comment: SSHKey.comment(user: chosen.user, label: chosen.label))
             console.show(.object([("keyId", .string(chosen.keyId)), ("sshPublicKey", .string(line))])) {
                 console.say(line)
             }

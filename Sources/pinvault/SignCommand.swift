@@ -8,7 +8,7 @@ struct SignCommand: AsyncParsableCommand {
         abstract: "Sign a challenge with an unlocked credential, without a PIN.",
         discussion: """
             Like auth, but with a credential that `pinvault unlock` opened: no PIN is asked \
-            and none is counted. Ed25519 over exactly the challenge's bytes (1 to 1024). \
+            and none is counted. The key's signature over exactly the challenge's bytes (1 to 1024), as auth's. \
             Without --key-id, the user's only credential, or the only one unlocked. Exits \
             with status 10 when the credential is not unlocked.
             """

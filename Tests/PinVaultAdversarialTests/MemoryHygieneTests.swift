@@ -109,12 +109,12 @@ final class MemoryHygieneTests: XCTestCase {
         guard let pid = daemon.pid else { return XCTFail("no daemon process") }
 
         var pins: [String] = [slowPin]
-        for _ in 0..<12 { pins.append(DistinctivePin.make(avoiding: pins)) }
+        for _ in 0..<14 { pins.append(DistinctivePin.make(avoiding: pins)) }
         pins.removeFirst()
         var rows = Set(try StoredCredentialRow.all(stateDirectory: sealer.stateDirectory))
         let (tokens, publicKeys) = try exercise(daemon, pins: pins) { rows.formUnion(try StoredCredentialRow.all(stateDirectory: sealer.stateDirectory)) }
         // Two connections stay open through the first scans: what they consumed must be gone too.
-        let open = try exerciseFraming(daemon, pins: Array(pins[7...]))
+        let open = try exerciseFraming(daemon, pins: Array(pins[9...]))
 
         let pepper = try StoredCredentialRow.pepper(stateDirectory: sealer.stateDirectory)
         let slowKeyId = try XCTUnwrap(slow["keyId"] as? String)
@@ -127,6 +127,7 @@ final class MemoryHygieneTests: XCTestCase {
         try needles.addSecrets(of: rows.filter { $0.keyId != slowKeyId }, pins: pins, pepper: pepper)
         try needles.addSecrets(of: rows.filter { $0.keyId == slowKeyId }, pins: [slowPin], pepper: pepper)
         print("memory hygiene (\(label)): \(needles.all.count) needles from \(rows.count) stored rows")
+        XCTAssertEqual(needles.all.filter { $0.label.hasPrefix("P-256 scalar") }.count, 2, "the P-256 key's scalar is a needle, both ways round")
 
         // 1. Right after: once the engine reports no work queued or running.
         try waitUntilIdle(daemon)
@@ -292,7 +293,9 @@ final class MemoryHygieneTests: XCTestCase {
     // MARK: The run of requests
 
     /// Register, CheckPin, Authenticate (right, wrong, escaped), ChangePin, BeginUnregister
-    /// with Abort and with Commit, Wipe: every method that takes a PIN or a token.
+    /// with Abort and with Commit, Wipe: every method that takes a PIN or a token; and a
+    /// P-256 key's Authenticate and Unlock, signatures and Lock (its scalar must be gone).
+    /// Uses `pins[0...8]`.
     /// Returns the tokens handed out and the public keys registered.
     /// `snapshot` runs whenever the rows changed, before any is deleted.
     private func exercise(
@@ -328,11 +331,22 @@ final class MemoryHygieneTests: XCTestCase {
         try snapshot()
         XCTAssertEqual(try client.vault("Wipe", ["user": "other@example.com", "pin": pins[6]]).errorName, "WrongPin")
         _ = try client.succeeding("Wipe", ["user": "other@example.com", "pin": pins[5]])
+
+        let p256 = try client.register(user: user, pin: pins[7], label: "p256", algorithm: "p256")
+        guard let p256Key = p256["keyId"] as? String else { throw TestKitError("no keyId") }
+        try snapshot()
+        XCTAssertNil(try client.authenticate(user: user, pin: pins[7], keyId: p256Key).error)
+        XCTAssertEqual(try client.authenticate(user: user, pin: pins[8], keyId: p256Key).errorName, "WrongPin")
+        _ = try client.succeeding("Unlock", ["user": user, "keyId": p256Key, "pin": pins[7], "ttlSeconds": 600])
+        for index in 0..<3 {
+            _ = try client.succeeding("Sign", ["keyId": p256Key, "challenge": Data("challenge \(index)".utf8).base64EncodedString()])
+        }
+        _ = try client.succeeding("Lock", ["keyId": p256Key])
         client.close()
-        let publicKeys = [first, second, other].compactMap { credential in
+        let publicKeys = [first, second, other, p256].compactMap { credential in
             (credential["publicKey"] as? String).flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) }
         }
-        XCTAssertEqual(publicKeys.count, 3)
+        XCTAssertEqual(publicKeys.count, 4)
         return (tokens, publicKeys)
     }
 
@@ -376,7 +390,7 @@ final class MemoryHygieneTests: XCTestCase {
     private static func isSeed(_ candidate: [UInt8], of publicKey: [UInt8]) throws -> Bool {
         guard candidate.count == 32 else { return false }
         let seed = try candidate.withUnsafeBytes { try SecretBytes(copying: $0) }
-        return try SigningKeyPair(seed: seed).publicKey == publicKey
+        return try SigningKeyPair(algorithm: .ed25519, seed: seed).publicKey == publicKey
     }
 
     private static func base64urlDecoded(_ text: String) -> [UInt8]? {
@@ -428,6 +442,9 @@ private struct Needles {
                 all.append(("box key of \(name) with PIN \(index)", derived.boxKey))
                 if let seed = derived.seed, !all.contains(where: { $0.bytes == seed }) {
                     all.append(("seed of \(name)", seed))
+                    for (order, scalar) in zip(["big-endian", "little-endian"], derived.scalars) {
+                        all.append(("P-256 scalar (\(order)) of \(name)", scalar))
+                    }
                 }
             }
         }

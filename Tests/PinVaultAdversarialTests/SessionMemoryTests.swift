@@ -36,17 +36,30 @@ final class SessionMemoryTests: XCTestCase {
         return try scan.matches.filter { match in
             guard match.preceding.count == 32 else { return false }
             let seed = try match.preceding.withUnsafeBytes { try SecretBytes(copying: $0) }
-            return try SigningKeyPair(seed: seed).publicKey == publicKey
+            return try SigningKeyPair(algorithm: .ed25519, seed: seed).publicKey == publicKey
         }
     }
 
-    private func startUnlocked(ttl: Int) throws -> (client: VarlinkClient, pid: Int32, keyId: String, publicKey: [UInt8]) {
+    /// Copies of a P-256 key's scalar: big-endian (PinVault's own) and little-endian (as
+    /// libcrypto's BIGNUM limbs hold it here), the scalar derived as docs/FORMAT.md says
+    /// from the seed the stored row, the pepper and the PIN give.
+    private func scalarCopies(in pid: Int32, keyId: String) throws -> (bigEndian: [MemoryImage.Match], littleEndian: [MemoryImage.Match]) {
+        let directory = try XCTUnwrap(daemon).stateDirectory
+        let row = try XCTUnwrap(try StoredCredentialRow.all(stateDirectory: directory).first { $0.keyId == keyId })
+        let scalars = try row.secrets(pin: pin, pepper: StoredCredentialRow.pepper(stateDirectory: directory)).scalars
+        XCTAssertEqual(scalars.count, 2, "the row opens and is a P-256 key")
+        let scan = try MemoryImage(pid: pid).scan(zip(["big-endian", "little-endian"], scalars).map { ($0, $1) })
+        XCTAssertEqual(scan.unread.map { "\($0.region): \($0.error)" }, [], "every mapping meant to be read was read whole")
+        return (scan.matches.filter { $0.needle == "big-endian" }, scan.matches.filter { $0.needle == "little-endian" })
+    }
+
+    private func startUnlocked(ttl: Int, algorithm: String = "ed25519") throws -> (client: VarlinkClient, pid: Int32, keyId: String, publicKey: [UInt8]) {
         let daemon = try TestDaemon()
         self.daemon = daemon
         try daemon.start()
         guard let pid = daemon.pid else { throw TestKitError("no daemon process") }
         let client = try daemon.connect()
-        let credential = try client.register(user: "memory@example.com", pin: pin)
+        let credential = try client.register(user: "memory@example.com", pin: pin, algorithm: algorithm)
         let keyId = try XCTUnwrap(credential["keyId"] as? String)
         let publicKey = [UInt8](try XCTUnwrap(Data(base64Encoded: credential["publicKey"] as? String ?? "")))
         _ = try client.succeeding("Unlock", ["user": "memory@example.com", "pin": pin, "ttlSeconds": ttl])
@@ -67,6 +80,23 @@ final class SessionMemoryTests: XCTestCase {
         usleep(300_000)
         let left = try seedCopies(in: pid, of: publicKey)
         XCTAssertEqual(left.count, 0, "seed copies after Lock:\n" + left.map(\.description).joined(separator: "\n"))
+    }
+
+    /// A P-256 session holds the scalar alone, in its closed pages, once; libcrypto, which
+    /// signs with it, keeps no copy either way round; after Lock, nowhere.
+    func testAfterLock_noCopyOfAP256ScalarIsLeft_whileUnlocked_theScanFindsItOnce() throws {
+        try requireRoot()
+        let (client, pid, keyId, _) = try startUnlocked(ttl: 600, algorithm: "p256")
+        let unlocked = try scalarCopies(in: pid, keyId: keyId)
+        XCTAssertEqual(unlocked.bigEndian.count, 1, "the session's scalar, exactly once:\n" + unlocked.bigEndian.map(\.description).joined(separator: "\n"))
+        XCTAssertTrue(unlocked.bigEndian.allSatisfy { $0.region.permissions == "---p" }, "the scalar lay open between signatures")
+        XCTAssertEqual(unlocked.littleEndian.count, 0, "libcrypto kept a copy:\n" + unlocked.littleEndian.map(\.description).joined(separator: "\n"))
+
+        _ = try client.succeeding("Lock", ["keyId": keyId])
+        usleep(300_000)
+        let left = try scalarCopies(in: pid, keyId: keyId)
+        XCTAssertEqual(left.bigEndian.count + left.littleEndian.count, 0,
+                       "scalar copies after Lock:\n" + (left.bigEndian + left.littleEndian).map(\.description).joined(separator: "\n"))
     }
 
     func testAfterExpiry_noCopyOfTheSeedIsLeft() throws {

@@ -107,7 +107,7 @@ final class SSHCertCommandTests: CLITestCase {
         try "ssh-ed25519-cert-v01@openssh.com AAAA\n".write(toFile: garbage, atomically: true, encoding: .utf8)
         let local = try pinvault(["ssh-cert", "add", "alice", "--key-id", key.keyId, garbage])
         XCTAssertEqual(local.status, 64)
-        XCTAssertTrue(local.standardError.contains("holds no ssh-ed25519-cert-v01@openssh.com certificate"), local.standardError)
+        XCTAssertTrue(local.standardError.contains("holds no OpenSSH certificate of an ssh-ed25519 or ecdsa-sha2-nistp256 key"), local.standardError)
     }
 
     /// Sixteen certificates per key; the seventeenth is TooManyCertificates, and room

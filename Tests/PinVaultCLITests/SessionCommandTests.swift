@@ -49,6 +49,29 @@ final class SessionCommandTests: CLITestCase {
         XCTAssertEqual(Array(blob.prefix(15)), [0, 0, 0, 11] + Array("ssh-ed25519".utf8))
     }
 
+    /// `register --algorithm p256`: the table and `list` name the algorithm, `ssh-key`
+    /// prints an `ecdsa-sha2-nistp256` line whose point is the credential's, and an
+    /// unknown algorithm is a usage error (64) that registers nothing.
+    func testRegisterWithP256_isListedAsSuch_andItsSSHLineIsECDSA() throws {
+        let registered = try pinvault(["register", "bob", "--purpose", "ssh", "--algorithm", "p256", "--pin-stdin"], input: pin + "\n")
+        XCTAssertEqual(registered.status, 0, "\(registered)")
+        XCTAssertTrue(registered.standardOutput.contains("Algorithm:") && registered.standardOutput.contains("p256"), registered.standardOutput)
+        let listed = try pinvault(["list", "bob"])
+        XCTAssertTrue(listed.standardOutput.contains("ALGORITHM"), listed.standardOutput)
+        let credential = try XCTUnwrap(try self.listed().first { $0["user"] as? String == "bob" })
+        XCTAssertEqual(credential["algorithm"] as? String, "p256")
+        let line = try pinvault(["ssh-key", "bob"])
+        let fields = line.standardOutput.split(separator: " ")
+        XCTAssertEqual(fields.first, "ecdsa-sha2-nistp256", "\(line)")
+        let blob = try XCTUnwrap(Data(base64Encoded: String(fields.dropFirst().first ?? "")))
+        XCTAssertEqual(blob.suffix(65), Data(base64Encoded: credential["publicKey"] as? String ?? ""))
+
+        let refused = try pinvault(["register", "carol", "--algorithm", "rsa", "--pin-stdin"], input: pin + "\n")
+        XCTAssertEqual(refused.status, 64, "\(refused)")
+        XCTAssertTrue(refused.standardError.contains("--algorithm is one of ed25519, p256"), refused.standardError)
+        XCTAssertNil(try self.listed().first { $0["user"] as? String == "carol" })
+    }
+
     /// A key for apps is never offered to ssh: its line is not printed (status 11).
     func testSSHKey_ofAnAppsKey_isWrongPurpose() throws {
         let keyId = try registerKeyId("alice", label: "app")

@@ -41,14 +41,14 @@ final class Ed25519Tests: XCTestCase {
 
     func testKeyPair_fromRFC8032Seeds_hasTheRFCPublicKeys() throws {
         for vector in vectors {
-            let pair = try SigningKeyPair(seed: secret([UInt8](hex: vector.seed)))
+            let pair = try SigningKeyPair(algorithm: .ed25519, seed: secret([UInt8](hex: vector.seed)))
             XCTAssertEqual(pair.publicKey.hex, vector.publicKey, vector.name)
         }
     }
 
     func testSign_RFC8032Messages_givesTheRFCSignatures() throws {
         for vector in vectors {
-            let pair = try SigningKeyPair(seed: secret([UInt8](hex: vector.seed)))
+            let pair = try SigningKeyPair(algorithm: .ed25519, seed: secret([UInt8](hex: vector.seed)))
             let signature = try [UInt8](hex: vector.message).withUnsafeBytes { try pair.sign($0) }
             XCTAssertEqual(signature.hex, vector.signature, vector.name)
         }
@@ -119,20 +119,20 @@ final class Ed25519Tests: XCTestCase {
 
     func testKeyPair_withSeedOfWrongSize_throwsInvalidLength() throws {
         let short = try SecretBytes.random(count: 31)
-        assertThrows(.invalidLength("seed")) { try SigningKeyPair(seed: short) }
+        assertThrows(.invalidLength("seed")) { try SigningKeyPair(algorithm: .ed25519, seed: short) }
         let long = try SecretBytes.random(count: 33)
-        assertThrows(.invalidLength("seed")) { try SigningKeyPair(seed: long) }
+        assertThrows(.invalidLength("seed")) { try SigningKeyPair(algorithm: .ed25519, seed: long) }
     }
 
     func testGenerateSeed_gives32FreshBytes() throws {
-        let first = try Ed25519.generateSeed()
-        let second = try Ed25519.generateSeed()
-        XCTAssertEqual(first.count, Ed25519.seedSize)
+        let first = try KeyAlgorithm.generateSeed()
+        let second = try KeyAlgorithm.generateSeed()
+        XCTAssertEqual(first.count, KeyAlgorithm.seedSize)
         XCTAssertFalse(first.constantTimeEquals(second))
     }
 
     func testSignThenVerify_withGeneratedSeed_roundTrips() throws {
-        let pair = try SigningKeyPair(seed: Ed25519.generateSeed())
+        let pair = try SigningKeyPair(algorithm: .ed25519, seed: KeyAlgorithm.generateSeed())
         let challenge = Array("challenge from a relying party".utf8)
         let signature = try challenge.withUnsafeBytes { try pair.sign($0) }
         XCTAssertEqual(signature.count, Ed25519.signatureSize)

@@ -38,7 +38,7 @@ final class FormatExampleTests: XCTestCase {
     }
 
     func testExample_keyIdIsDerivedFromThePublicKeyOfTheSeed() throws {
-        let pair = try SigningKeyPair(seed: secret([UInt8](hex: seedHex)))
+        let pair = try SigningKeyPair(algorithm: .ed25519, seed: secret([UInt8](hex: seedHex)))
         XCTAssertEqual(pair.publicKey.hex, publicKeyHex)
         XCTAssertEqual(try KeyID(publicKey: pair.publicKey).hex, keyIdHex)
     }
@@ -86,5 +86,40 @@ final class FormatExampleTests: XCTestCase {
 
         let seed = try SeedSealer.open(record, pin: pin, pepper: examplePepper())
         XCTAssertEqual(contents(seed).hex, seedHex)
+    }
+
+    // MARK: Format 3 (docs/FORMAT.md §11.3): the same seed, PIN, salt and nonce; ssh, p256.
+    // Sealed by PyNaCl and hashlib following the document alone.
+
+    private let pointV3Hex = "04860ec9ccdf002dbdcd5824b13767f7bedd3caf3da4a0487ed9c263004e2123b9"
+        + "60e3b4426ec52ab9fd07a70ed9fea3c142a381c6dfe1dc00e55e50f424fbfa09"
+    private let keyIdV3Hex = "867a38dc18f2a9be75689a51d66e3605"
+    private let headerV3Hex = "70696e7661756c74030202000003e80011616c696365406578616d706c652e636f6d"
+        + "867a38dc18f2a9be75689a51d66e36050200000000000000030000000004000000"
+        + "f2899c1065b2187c7e31676860ad5518"
+    private let boxKeyV3Hex = "ea0d606b87da2d0570177e5c8e610b03c82393ba2995605c8e3608d08013810c"
+    private let scalarV3Hex = "9817c1226f1668925d656f30a777dbbae74a64133e8026dc0411aa5396d2dca2"
+
+    func testFormat3Example_headerHoldsTheAlgorithm_theSeedOpens_andGivesTheDocumentedKey() throws {
+        var record = try exampleRecord()
+        record.header.formatVersion = 3
+        record.header.purpose = .ssh
+        record.header.algorithm = .p256
+        record.header.keyId = try XCTUnwrap(KeyID(hex: keyIdV3Hex))
+        record.ciphertext = [UInt8](hex: "2c5190481038b74a408b7b4df982bc494385bb7c407f2b8277d54ba9fc1e03fe"
+            + "050fbae746488283bec02ef5f9e5fe5b")
+        XCTAssertEqual(record.header.canonicalEncoding().hex, headerV3Hex)
+        let pin = try secret("493027")
+        let pinKey = try PinKDF.deriveKey(pin: pin, salt: record.header.salt, parameters: record.header.kdf)
+        XCTAssertEqual(contents(try SeedSealer.boxKey(pinKey: pinKey, pepper: examplePepper(), header: record.header)).hex, boxKeyV3Hex)
+        let seed = try SeedSealer.open(record, pin: pin, pepper: examplePepper())
+        XCTAssertEqual(contents(seed).hex, seedHex)
+        XCTAssertEqual(contents(try P256.scalar(seed: seed)).hex, scalarV3Hex)
+        let pair = try SigningKeyPair(algorithm: .p256, seed: seed)
+        XCTAssertEqual(pair.publicKey.hex, pointV3Hex)
+        XCTAssertEqual(try KeyID(publicKey: pair.publicKey).hex, keyIdV3Hex)
+        var asEd25519 = record
+        asEd25519.header.algorithm = .ed25519
+        XCTAssertThrowsError(try SeedSealer.open(asEd25519, pin: pin, pepper: examplePepper()), "its algorithm edited")
     }
 }

@@ -17,7 +17,7 @@ final class KeyIDTests: XCTestCase {
     }
 
     func testInitPublicKey_isThePrefixOfBLAKE2b256() throws {
-        let pair = try SigningKeyPair(seed: Ed25519.generateSeed())
+        let pair = try SigningKeyPair(algorithm: .ed25519, seed: KeyAlgorithm.generateSeed())
         let digest = try pair.publicKey.withUnsafeBytes { try BLAKE2b.hash($0, outputLength: 32) }
         XCTAssertEqual(try KeyID(publicKey: pair.publicKey).bytes, Array(digest.prefix(16)))
     }

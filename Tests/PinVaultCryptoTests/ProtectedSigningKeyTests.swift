@@ -13,7 +13,7 @@ final class ProtectedSigningKeyTests: XCTestCase {
         + "085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"
 
     func testAProtectedKey_signsAsRFC8032Says_again_andAgain() throws {
-        let key = try ProtectedSigningKey(seed: secret([UInt8](hex: seed)))
+        let key = try ProtectedSigningKey(algorithm: .ed25519, seed: secret([UInt8](hex: seed)))
         XCTAssertEqual(key.publicKey.hex, publicKey)
         for _ in 0..<3 {
             let signed = try [UInt8](hex: "72").withUnsafeBytes { try key.sign($0) }
@@ -22,7 +22,7 @@ final class ProtectedSigningKeyTests: XCTestCase {
     }
 
     func testAProtectedKey_refusesASeedOfTheWrongSize() throws {
-        XCTAssertThrowsError(try ProtectedSigningKey(seed: secret([UInt8](repeating: 1, count: 31))))
+        XCTAssertThrowsError(try ProtectedSigningKey(algorithm: .ed25519, seed: secret([UInt8](repeating: 1, count: 31))))
     }
 
     /// The bytes read back once access is restored, and a child process that reads them

@@ -9,9 +9,9 @@ final class SeedSealerTests: XCTestCase {
     private var keyId: KeyID!
 
     override func setUpWithError() throws {
-        seed = try Ed25519.generateSeed()
+        seed = try KeyAlgorithm.generateSeed()
         pepper = try Pepper.generate()
-        keyId = try KeyID(publicKey: SigningKeyPair(seed: seed).publicKey)
+        keyId = try KeyID(publicKey: SigningKeyPair(algorithm: .ed25519, seed: seed).publicKey)
     }
 
     private func seal(
@@ -22,7 +22,7 @@ final class SeedSealerTests: XCTestCase {
         parameters: KDFParameters = weakParameters
     ) throws -> SealedSeed {
         try SeedSealer.seal(
-            seed: seed, pin: secret(pin), pepper: pepper, purpose: purpose, ownerUid: ownerUid, user: user,
+            seed: seed, pin: secret(pin), pepper: pepper, purpose: purpose, algorithm: .ed25519, ownerUid: ownerUid, user: user,
             keyId: keyId, parameters: parameters
         )
     }
@@ -89,7 +89,7 @@ final class SeedSealerTests: XCTestCase {
 
     func testOpen_withTamperedFormatVersion_fails() throws {
         var sealed = try seal()
-        for version: UInt8 in [0, 1, 3, 255] {
+        for version: UInt8 in [0, 1, 2, 4, 255] {
             sealed.header.formatVersion = version
             try assertDoesNotOpen(sealed, "format version \(version)")
         }
@@ -102,10 +102,10 @@ final class SeedSealerTests: XCTestCase {
 
     // MARK: Purposes
 
-    func testSeal_writesFormat2WithThePurpose_andALegacyKeyInFormat1() throws {
+    func testSeal_writesFormat3WithThePurpose_andALegacyKeyInFormat1() throws {
         for purpose in KeyPurpose.registrable {
             let sealed = try seal(purpose: purpose)
-            XCTAssertEqual(sealed.header.formatVersion, 2, "\(purpose)")
+            XCTAssertEqual(sealed.header.formatVersion, 3, "\(purpose)")
             XCTAssertEqual(sealed.header.purpose, purpose)
             XCTAssertTrue(try SeedSealer.open(sealed, pin: secret("493027"), pepper: pepper).constantTimeEquals(seed))
         }
@@ -259,7 +259,7 @@ final class SeedSealerTests: XCTestCase {
         let pin = try secret("493027")
         assertThrows(.invalidLength("seed")) {
             try SeedSealer.seal(
-                seed: short, pin: pin, pepper: pepper, purpose: .authenticate, ownerUid: 1, user: "a", keyId: keyId,
+                seed: short, pin: pin, pepper: pepper, purpose: .authenticate, algorithm: .ed25519, ownerUid: 1, user: "a", keyId: keyId,
                 parameters: weakParameters
             )
         }
@@ -279,7 +279,7 @@ final class SeedSealerTests: XCTestCase {
         let old = try seal(pin: "493027")
         let opened = try SeedSealer.open(old, pin: secret("493027"), pepper: pepper)
         let new = try SeedSealer.seal(
-            seed: opened, pin: secret("816204"), pepper: pepper, purpose: old.header.purpose, ownerUid: old.header.ownerUid,
+            seed: opened, pin: secret("816204"), pepper: pepper, purpose: old.header.purpose, algorithm: .ed25519, ownerUid: old.header.ownerUid,
             user: old.header.user, keyId: old.header.keyId, parameters: old.header.kdf
         )
         XCTAssertNotEqual(new.header.salt, old.header.salt)
@@ -302,7 +302,7 @@ final class SeedSealerTests: XCTestCase {
         let weak = try seal(parameters: weakParameters)
         let opened = try SeedSealer.open(weak, pin: secret("493027"), pepper: pepper)
         let upgraded = try SeedSealer.seal(
-            seed: opened, pin: secret("493027"), pepper: pepper, purpose: weak.header.purpose, ownerUid: weak.header.ownerUid,
+            seed: opened, pin: secret("493027"), pepper: pepper, purpose: weak.header.purpose, algorithm: .ed25519, ownerUid: weak.header.ownerUid,
             user: weak.header.user, keyId: weak.header.keyId, parameters: stronger
         )
         XCTAssertEqual(upgraded.header.kdf, stronger)

@@ -39,6 +39,11 @@ final class KeyAccessTests: XCTestCase {
             case .ssh: true
             case .authenticate, .login, .legacy: false
             }
+        case .signDigest:
+            switch purpose {
+            case .ssh: true
+            case .authenticate, .login, .legacy: false
+            }
         }
     }
 
@@ -52,14 +57,22 @@ final class KeyAccessTests: XCTestCase {
             nil
         case .sshAgent, .userAgent:
             userauth(for: publicKey)
+        case .signDigest:
+            [UInt8](repeating: 0x5d, count: 32)
         }
+    }
+
+    /// The key an ordinary use of the door is made with: a P-256 one where only such a
+    /// key serves (a digest), else Ed25519.
+    private func ordinaryAlgorithm(_ access: KeyAccess) -> KeyAlgorithm {
+        access == .signDigest ? .p256 : .ed25519
     }
 
     private func userauth(for key: [UInt8]) -> [UInt8] {
         SSHSignedData.UserauthRequest(
             sessionIdentifier: [UInt8](repeating: 7, count: 32), user: Array("alice".utf8),
             service: Array("ssh-connection".utf8), method: Array("publickey".utf8), algorithm: Array("ssh-ed25519".utf8),
-            keyBlob: SSHEd25519.keyBlob(publicKey: key), hostKeyBlob: nil
+            keyBlob: SSHKey(algorithm: .ed25519, publicKey: key).blob, hostKeyBlob: nil
         ).encoded
     }
 
@@ -67,9 +80,11 @@ final class KeyAccessTests: XCTestCase {
         namespace: Array("git".utf8), reserved: [], hashAlgorithm: Array("sha512".utf8), hash: [UInt8](repeating: 2, count: 64)
     ).encoded
 
-    private func outcome(_ access: KeyAccess, _ purpose: KeyPurpose, _ message: [UInt8]?) -> VaultError? {
+    private func outcome(
+        _ access: KeyAccess, _ purpose: KeyPurpose, _ message: [UInt8]?, algorithm: KeyAlgorithm = .ed25519, publicKey: [UInt8]? = nil
+    ) -> VaultError? {
         do throws(VaultError) {
-            try access.check(purpose, message: message, publicKey: publicKey)
+            try access.check(purpose, message: message, algorithm: algorithm, publicKey: publicKey ?? self.publicKey)
             return nil
         } catch {
             return error
@@ -80,7 +95,7 @@ final class KeyAccessTests: XCTestCase {
         for access in KeyAccess.allCases {
             for purpose in KeyPurpose.allCases {
                 XCTAssertEqual(access.serves(purpose), expected(access, purpose), "\(access) × \(purpose)")
-                let result = outcome(access, purpose, ordinaryMessage(access, purpose))
+                let result = outcome(access, purpose, ordinaryMessage(access, purpose), algorithm: ordinaryAlgorithm(access))
                 if expected(access, purpose) {
                     XCTAssertNil(result, "\(access) × \(purpose): an ordinary use was refused")
                 } else {
@@ -121,5 +136,46 @@ final class KeyAccessTests: XCTestCase {
             XCTAssertEqual(outcome(.sshAgent, purpose, userauth(for: [UInt8](repeating: 1, count: 32))), .invalidChallenge)
             XCTAssertEqual(outcome(.sshAgent, purpose, LoginChallenge.prefix + [1]), .invalidChallenge)
         }
+    }
+
+    /// A P-256 key's SSH request names it as `ecdsa-sha2-nistp256` with its point; the
+    /// same point under another type, or the Ed25519 key's request, is not for it.
+    func testTheAgents_signALoginForAP256Key_underItsOwnTypeOnly() {
+        let point = [0x04] + [UInt8](repeating: 5, count: 64)
+        func request(_ name: String, _ blob: [UInt8]) -> [UInt8] {
+            SSHSignedData.UserauthRequest(
+                sessionIdentifier: [UInt8](repeating: 7, count: 32), user: Array("alice".utf8),
+                service: Array("ssh-connection".utf8), method: Array("publickey".utf8), algorithm: Array(name.utf8),
+                keyBlob: blob, hostKeyBlob: nil
+            ).encoded
+        }
+        let p256Blob = SSHKey(algorithm: .p256, publicKey: point).blob
+        for access in [KeyAccess.sshAgent, .userAgent] {
+            XCTAssertNil(outcome(access, .ssh, request("ecdsa-sha2-nistp256", p256Blob), algorithm: .p256, publicKey: point))
+            XCTAssertNil(outcome(access, .ssh, sshsig, algorithm: .p256, publicKey: point))
+            XCTAssertEqual(
+                outcome(access, .ssh, request("ssh-ed25519", p256Blob), algorithm: .p256, publicKey: point), .invalidChallenge,
+                "the point under another algorithm's name")
+            XCTAssertEqual(
+                outcome(access, .ssh, userauth(for: publicKey), algorithm: .p256, publicKey: point), .invalidChallenge,
+                "another key's login")
+            XCTAssertEqual(
+                outcome(access, .ssh, request("ecdsa-sha2-nistp256", p256Blob)), .invalidChallenge,
+                "a P-256 login is not the Ed25519 key's")
+        }
+    }
+
+    /// SignDigest: a digest, which nothing can shape-check, only with an `ssh` key, and
+    /// only one whose algorithm signs digests; whatever the digest holds — even bytes
+    /// shaped as SSH data — it is not looked into.
+    func testSignDigest_signsOnlyWithAP256SSHKey() {
+        let digest = [UInt8](repeating: 0x5d, count: 32)
+        XCTAssertNil(outcome(.signDigest, .ssh, digest, algorithm: .p256))
+        XCTAssertEqual(outcome(.signDigest, .ssh, digest, algorithm: .ed25519), .signsNoDigest)
+        for purpose in [KeyPurpose.authenticate, .login, .legacy] {
+            XCTAssertEqual(outcome(.signDigest, purpose, digest, algorithm: .p256), .wrongPurpose(purpose), "\(purpose)")
+        }
+        XCTAssertTrue(KeyAccess.signDigest.signsDigest)
+        XCTAssertEqual(KeyAccess.allCases.filter(\.signsDigest), [.signDigest], "no other door signs a caller's digest")
     }
 }

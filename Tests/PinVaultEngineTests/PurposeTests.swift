@@ -21,7 +21,7 @@ final class PurposeTests: XCTestCase {
         return SSHSignedData.UserauthRequest(
             sessionIdentifier: [UInt8](repeating: 7, count: 32), user: Array("alice".utf8),
             service: Array("ssh-connection".utf8), method: Array("publickey".utf8), algorithm: Array("ssh-ed25519".utf8),
-            keyBlob: SSHEd25519.keyBlob(publicKey: key), hostKeyBlob: nil
+            keyBlob: SSHKey(algorithm: .ed25519, publicKey: key).blob, hostKeyBlob: nil
         ).encoded
     }
 
@@ -34,7 +34,7 @@ final class PurposeTests: XCTestCase {
         for purpose in KeyPurpose.registrable {
             let keyId = try f.register(user: "alice", pin: pin, label: purpose.rawValue, purpose: purpose)
             XCTAssertEqual(try f.record(keyId)?.purpose, purpose)
-            XCTAssertEqual(try f.record(keyId)?.sealed.header.formatVersion, 2)
+            XCTAssertEqual(try f.record(keyId)?.sealed.header.formatVersion, 3)
         }
         let legacy = f.submit(.register(user: "alice", pin: try f.secret(pin), label: nil, purpose: .legacy))
         XCTAssertEqual(legacy.failure, .wrongPurpose(.legacy))
@@ -124,6 +124,6 @@ final class PurposeTests: XCTestCase {
         let changed = f.submit(.changePin(user: "alice", keyId: keyId, currentPin: try f.secret(pin), newPin: try f.secret("493027")))
         guard case .success(.pinChanged(let view, _)) = changed else { return XCTFail("\(changed)") }
         XCTAssertEqual(view.purpose, .login)
-        XCTAssertEqual(try f.record(keyId)?.sealed.header.formatVersion, 2)
+        XCTAssertEqual(try f.record(keyId)?.sealed.header.formatVersion, 3)
     }
 }

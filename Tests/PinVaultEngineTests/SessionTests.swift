@@ -135,7 +135,7 @@ final class SessionTests: XCTestCase {
             guard var record = try writer.credential(keyId: keyId) else { return }
             let seed = try SeedSealer.open(record.sealed, pin: try f.secret(pin), pepper: f.engine.pepper)
             record.sealed = try SeedSealer.seal(
-                seed: seed, pin: try f.secret(pin), pepper: f.engine.pepper, purpose: record.purpose, ownerUid: record.ownerUid,
+                seed: seed, pin: try f.secret(pin), pepper: f.engine.pepper, purpose: record.purpose, algorithm: .ed25519, ownerUid: record.ownerUid,
                 user: record.user, keyId: keyId, parameters: weak
             )
             try writer.update(record)
@@ -244,7 +244,7 @@ final class SessionTests: XCTestCase {
     /// A session of `owner` on a fresh key in `table`.
     private func open(_ table: SessionTable, owner: UInt32, isAdmin: Bool) throws {
         let seed = try SecretBytes.random(count: 32)
-        let key = try ProtectedSigningKey(seed: seed)
+        let key = try ProtectedSigningKey(algorithm: .ed25519, seed: seed)
         _ = try table.open(
             keyId: try KeyID(publicKey: key.publicKey), owner: owner, isAdmin: isAdmin, user: "u", label: nil,
             purpose: .authenticate, key: key, ttlNanoseconds: 60_000_000_000, wallUntil: 0, boundConnection: nil,
@@ -285,7 +285,7 @@ final class SessionTests: XCTestCase {
     func testAnUnlockWhoseConnectionClosed_opensNoSession() throws {
         let f = try fixture()
         let keyId = try f.register(user: "alice", pin: pin)
-        let key = try ProtectedSigningKey(seed: try SecretBytes.random(count: 32))
+        let key = try ProtectedSigningKey(algorithm: .ed25519, seed: try SecretBytes.random(count: 32))
         XCTAssertThrowsError(try f.engine.sessions.open(
             keyId: keyId, owner: f.caller.uid, isAdmin: false, user: "alice", label: nil, purpose: .authenticate, key: key,
             ttlNanoseconds: 1_000_000_000, wallUntil: 0, boundConnection: 9, abandoned: { true }
@@ -323,7 +323,7 @@ final class SessionTests: XCTestCase {
         let f = try fixture()
         let keyId = try f.register(user: "alice", pin: pin)
         guard case .success(.unlocked(_, let until, _)) = try unlock(f, keyId, ttl: 60, bound: 7) else { return XCTFail() }
-        let key = try ProtectedSigningKey(seed: try SecretBytes.random(count: 32))
+        let key = try ProtectedSigningKey(algorithm: .ed25519, seed: try SecretBytes.random(count: 32))
         XCTAssertEqual(f.engine.sessions.admits(keyId, owner: other.uid, isAdmin: false), .otherOwner)
         XCTAssertThrowsError(try f.engine.sessions.open(
             keyId: keyId, owner: other.uid, isAdmin: false, user: "alice", label: nil, purpose: .authenticate, key: key,

@@ -14,6 +14,9 @@ final class DoorPurposeTests: DaemonTestCase {
     private let user = "alice"
     /// Each purpose's credential of `user`: its key id and raw public key.
     private var credentials: [KeyPurpose: (keyId: String, publicKey: [UInt8])] = [:]
+    /// Each registrable purpose's P-256 credential, for the door only such a key serves
+    /// (SignDigest); legacy keys are Ed25519.
+    private var p256Credentials: [KeyPurpose: (keyId: String, publicKey: [UInt8])] = [:]
 
     override func setUpWithError() throws {
         try startDaemon()
@@ -21,6 +24,9 @@ final class DoorPurposeTests: DaemonTestCase {
             let credential = try client.register(user: user, pin: pin, label: purpose.rawValue, purpose: purpose.rawValue)
             XCTAssertEqual(credential.string("purpose"), purpose.rawValue)
             credentials[purpose] = try key(of: credential)
+            let p256 = try client.register(
+                user: user, pin: pin, label: purpose.rawValue + " p256", purpose: purpose.rawValue, algorithm: "p256")
+            p256Credentials[purpose] = try key(of: p256)
         }
         client = nil
         XCTAssertEqual(try daemon.stop(), 0, daemon.log)
@@ -28,6 +34,7 @@ final class DoorPurposeTests: DaemonTestCase {
         try daemon.start()
         client = try daemon.connect()
         let legacy = try XCTUnwrap(try client.list(user: user).first { $0.string("label") == "legacy" })
+        XCTAssertEqual(legacy.string("algorithm"), "ed25519")
         XCTAssertEqual(legacy.string("purpose"), "legacy")
         credentials[.legacy] = try key(of: legacy)
         XCTAssertEqual(Set(credentials.keys), Set(KeyPurpose.allCases))
@@ -71,6 +78,12 @@ final class DoorPurposeTests: DaemonTestCase {
             let didSign = signed.count > 4 && signed[4] == SSHAgentClient.signResponse
             XCTAssertEqual(offered, didSign, "the agent offered what it would not sign, or the reverse: \(purpose)")
             return (didSign, didSign ? "" : "SSH_AGENT_FAILURE")
+        case .signDigest:
+            // The PKCS#11 module's ssh tokens' way in: a SHA-256 digest, with a P-256 key.
+            let keyId = try XCTUnwrap(p256Credentials[purpose] ?? credentials[purpose]).keyId
+            _ = try client.vault("Unlock", ["user": user, "keyId": keyId, "pin": pin, "ttlSeconds": 60])
+            let reply = try client.vault("SignDigest", ["keyId": keyId, "digest": Data(repeating: 0x5d, count: 32).base64EncodedString()])
+            return (reply.error == nil, reply.error ?? "")
         case .userAgent:
             // The per-user agent's way in: Varlink AgentSign with the caller's session.
             _ = try client.vault("Unlock", ["user": user, "keyId": keyId, "pin": pin, "ttlSeconds": 60])

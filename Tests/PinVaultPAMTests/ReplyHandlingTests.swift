@@ -15,7 +15,7 @@ final class ReplyHandlingTests: PAMTestCase {
         var publicKey: String { Data(pair.publicKey).base64EncodedString() }
 
         init() throws {
-            pair = try SigningKeyPair(seed: try Ed25519.generateSeed())
+            pair = try SigningKeyPair(algorithm: .ed25519, seed: try KeyAlgorithm.generateSeed())
             keyId = try KeyID(publicKey: pair.publicKey).hex
         }
 

@@ -24,7 +24,7 @@ final class VaultModelTests: XCTestCase {
         XCTAssertEqual(
             text(of: buffer),
             #"{"user":"alice@example.org","keyId":"00112233445566778899aabbccddeeff","label":"bank","#
-                + #""purpose":"ssh","publicKey":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=","ownerUid":1000,"#
+                + #""purpose":"ssh","algorithm":"ed25519","publicKey":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=","ownerUid":1000,"#
                 + #""createdAt":"2026-01-01T00:00:00Z","lastUsedAt":"2039-09-18T23:06:40Z","failedAttempts":2,"#
                 + #""remainingAttempts":8,"state":"throttled","lockedUntil":"2026-01-01T00:00:30Z","#
                 + #""unlockedUntil":"2026-01-01T01:00:00Z"}"#

@@ -56,7 +56,7 @@ final class SSHAgentFrontDoorTests: XCTestCase {
         ([type] + body).withUnsafeBytes { message in vault.exchangeAgent(message: message, peer: peer ?? alice) { Array($0) } }
     }
 
-    private func blob(_ key: [UInt8]) -> [UInt8] { SSHEd25519.keyBlob(publicKey: key) }
+    private func blob(_ key: [UInt8]) -> [UInt8] { SSHKey(algorithm: .ed25519, publicKey: key).blob }
     private func string(_ bytes: [UInt8]) -> [UInt8] {
         [UInt8(bytes.count >> 24 & 0xff), UInt8(bytes.count >> 16 & 0xff), UInt8(bytes.count >> 8 & 0xff), UInt8(bytes.count & 0xff)] + bytes
     }
@@ -97,7 +97,7 @@ final class SSHAgentFrontDoorTests: XCTestCase {
         XCTAssertEqual(agent(11), SSHAgentReply.identities([]))
         let laptop = try unlocked("alice", label: "laptop")
         _ = try varlink("Register", ["user": "bob", "pin": pin, "purpose": "ssh"])  // registered, never unlocked
-        XCTAssertEqual(agent(11), SSHAgentReply.identities([.init(publicKey: laptop, comment: "alice (laptop)")]))
+        XCTAssertEqual(agent(11), SSHAgentReply.identities([.init(keyBlob: blob(laptop), comment: "alice (laptop)")]))
         XCTAssertEqual(agent(11, as: mallory), SSHAgentReply.identities([]), "another uid sees the identity")
     }
 
@@ -152,7 +152,7 @@ final class SSHAgentFrontDoorTests: XCTestCase {
         XCTAssertEqual(agent(18, string(blob(first)), as: mallory), failure, "another uid locked the key")
         XCTAssertEqual(agent(18, string(blob(first))), success)
         XCTAssertEqual(agent(18, string(blob(first))), failure, "removing what is not there succeeded")
-        XCTAssertEqual(agent(11), SSHAgentReply.identities([.init(publicKey: second, comment: "alice (two)")]))
+        XCTAssertEqual(agent(11), SSHAgentReply.identities([.init(keyBlob: blob(second), comment: "alice (two)")]))
         XCTAssertEqual(agent(19), success)
         XCTAssertEqual(agent(11), SSHAgentReply.identities([]))
         XCTAssertEqual(agent(19), success, "remove-all of nothing is a success, as in OpenSSH")
@@ -176,7 +176,7 @@ final class SSHAgentFrontDoorTests: XCTestCase {
 
     // MARK: session-bind, forwarding and confirmation
 
-    private let host = try! SigningKeyPair(seed: try! SecretBytes(copying: UnsafeRawBufferPointer(start: [UInt8](repeating: 3, count: 32), count: 32)))
+    private let host = try! SigningKeyPair(algorithm: .ed25519, seed: try! SecretBytes(copying: UnsafeRawBufferPointer(start: [UInt8](repeating: 3, count: 32), count: 32)))
 
     /// A session-bind as ssh sends it: the host key's signature over the session id.
     private func bind(session: [UInt8], forwarding: Bool, signedBy key: SigningKeyPair? = nil) throws -> [UInt8] {
@@ -214,7 +214,7 @@ final class SSHAgentFrontDoorTests: XCTestCase {
         // A claim of forwarding restricts, even refused: the connection signs no more.
         XCTAssertEqual(agent(27, try bind(session: [7, 8], forwarding: true), on: connection), SSHAgentReply.extensionFailure())
         XCTAssertEqual(agent(13, signRequest(key, userauth(key)), on: connection), failure)
-        let forger = try SigningKeyPair(seed: try Ed25519.generateSeed())
+        let forger = try SigningKeyPair(algorithm: .ed25519, seed: try KeyAlgorithm.generateSeed())
         XCTAssertEqual(agent(27, try bind(session: [7], forwarding: false, signedBy: forger), on: 1_000_002),
                        SSHAgentReply.extensionFailure(), "a bind whose signature is not the host key's")
     }
@@ -229,7 +229,7 @@ final class SSHAgentFrontDoorTests: XCTestCase {
         XCTAssertEqual(agent(13, signRequest(plain, userauth(plain)), on: forwarded), failure, "signed for a forwarded agent")
         XCTAssertNotNil(signature(in: agent(13, signRequest(forwardable, userauth(forwardable)), on: forwarded)))
         let unverified: ConnectionID = 1_000_004
-        let forger = try SigningKeyPair(seed: try Ed25519.generateSeed())
+        let forger = try SigningKeyPair(algorithm: .ed25519, seed: try KeyAlgorithm.generateSeed())
         XCTAssertEqual(agent(27, try bind(session: [2], forwarding: true, signedBy: forger), on: unverified),
                        SSHAgentReply.extensionFailure())
         XCTAssertEqual(agent(13, signRequest(plain, userauth(plain)), on: unverified), failure, "an unverified claim of forwarding")
@@ -248,6 +248,6 @@ final class SSHAgentFrontDoorTests: XCTestCase {
         XCTAssertEqual(agent(13, [0, 0, 0]), failure)
         XCTAssertEqual(agent(13, [0xff, 0xff, 0xff, 0xff]), failure)
         XCTAssertEqual(agent(11, [0]), failure)
-        XCTAssertEqual(agent(11), SSHAgentReply.identities([.init(publicKey: key, comment: "alice")]))
+        XCTAssertEqual(agent(11), SSHAgentReply.identities([.init(keyBlob: blob(key), comment: "alice")]))
     }
 }

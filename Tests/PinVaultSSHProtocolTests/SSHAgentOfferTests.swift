@@ -6,14 +6,14 @@ import XCTest
 final class SSHAgentOfferTests: XCTestCase {
     func testEachKey_thenItsCertificates_underItsComment() {
         let offers = [
-            SSHAgentOffer(publicKey: Array(repeating: 1, count: 32), user: "alice", label: "laptop", certificates: [[7, 7], [8]]),
-            SSHAgentOffer(publicKey: Array(repeating: 2, count: 32), user: "alice", label: nil, certificates: []),
+            SSHAgentOffer(algorithm: .ed25519, publicKey: Array(repeating: 1, count: 32), user: "alice", label: "laptop", certificates: [[7, 7], [8]]),
+            SSHAgentOffer(algorithm: .ed25519, publicKey: Array(repeating: 2, count: 32), user: "alice", label: nil, certificates: []),
         ]
         XCTAssertEqual(SSHAgentOffer.identities(offers), [
-            SSHAgentReply.Identity(publicKey: Array(repeating: 1, count: 32), comment: "alice (laptop)"),
+            SSHAgentReply.Identity(keyBlob: SSHKey(algorithm: .ed25519, publicKey: Array(repeating: 1, count: 32)).blob, comment: "alice (laptop)"),
             SSHAgentReply.Identity(keyBlob: [7, 7], comment: "alice (laptop) (certificate)"),
             SSHAgentReply.Identity(keyBlob: [8], comment: "alice (laptop) (certificate)"),
-            SSHAgentReply.Identity(publicKey: Array(repeating: 2, count: 32), comment: "alice"),
+            SSHAgentReply.Identity(keyBlob: SSHKey(algorithm: .ed25519, publicKey: Array(repeating: 2, count: 32)).blob, comment: "alice"),
         ])
     }
 
@@ -21,7 +21,7 @@ final class SSHAgentOfferTests: XCTestCase {
     /// order while they fit, and the answer stays within AGENT_MAX_LEN.
     func testAnAnswerPastTheLimit_keepsEveryKey_andDropsTheCertificatesThatDoNotFit() {
         let offers = (0..<16).map { index in
-            SSHAgentOffer(publicKey: Array(repeating: UInt8(index), count: 32), user: "u\(index)", label: nil,
+            SSHAgentOffer(algorithm: .ed25519, publicKey: Array(repeating: UInt8(index), count: 32), user: "u\(index)", label: nil,
                           certificates: (0..<16).map { Array(repeating: UInt8($0), count: 16 * 1024) })
         }
         let identities = SSHAgentOffer.identities(offers)

@@ -1,4 +1,5 @@
 import Foundation
+import PinVaultCrypto
 import PinVaultSSHProtocol
 import XCTest
 
@@ -49,6 +50,18 @@ final class SSHCertificateTests: XCTestCase {
         "+Q75167fBpNUjhcj6Xzmh0QDpIqzHYUPtzbv0ntmqYWH2zkFSVECU21fNmHYqwFJ4dJ+Znq8QUIPkLvB8FFw"
 
     /// `ssh-keygen -s ca -I ec` of an ECDSA key: not an Ed25519 certificate.
+    /// `ssh-keygen -s ca -I x -n alice -V always:forever` of an ECDSA P-384 key: a type
+    /// PinVault has no key of.
+    private let p384Certificate =
+        "AAAAKGVjZHNhLXNoYTItbmlzdHAzODQtY2VydC12MDFAb3BlbnNzaC5jb20AAAAgAJsqsDtpdb6iWjpkpumqJqhlv8nFp6k6" +
+        "vFarlm+MhFMAAAAIbmlzdHAzODQAAABhBE3hEvrf1eQ5eHPcDzG954cP+D17Ar5ZHxrrhFjKZIRuQunMRNr+WJM/TSK9bosg" +
+        "PpKaMi7Wf+yAVTK50QBgZbnU2vRvrRpO7IJQaQaXnrdudyAKYpVzZB0eyi+m9ZejcAAAAAAAAAAAAAAAAQAAAAF4AAAACQAA" +
+        "AAVhbGljZQAAAAAAAAAA//////////8AAAAAAAAAggAAABVwZXJtaXQtWDExLWZvcndhcmRpbmcAAAAAAAAAF3Blcm1pdC1h" +
+        "Z2VudC1mb3J3YXJkaW5nAAAAAAAAABZwZXJtaXQtcG9ydC1mb3J3YXJkaW5nAAAAAAAAAApwZXJtaXQtcHR5AAAAAAAAAA5w" +
+        "ZXJtaXQtdXNlci1yYwAAAAAAAAAAAAAAMwAAAAtzc2gtZWQyNTUxOQAAACA69YieEa60p0wXsVENhcLlb+DYimxhtrNwPcK0" +
+        "pyNFygAAAFMAAAALc3NoLWVkMjU1MTkAAABAy75Pl5ZFqQMYQLNq3w0i3MZLWkl2vUq9ontVVwCi6XzVubMuZf/en/nQwTJy" +
+        "/0Dl5J0r3meiLYzVoNclrXoyCA=="
+
     private let ecdsaCertificate =
         "AAAAKGVjZHNhLXNoYTItbmlzdHAyNTYtY2VydC12MDFAb3BlbnNzaC5jb20AAAAgR6pUu0tBiFMuFAkTV6q54NVY+iMiQ1V9" +
         "6JkA/nSpY7YAAAAIbmlzdHAyNTYAAABBBC6FfIrNy7oPD8H0m0HfbNl5C+9gHwthuO3MlwLgaKHw2tHMyxWSmGxi5TaTN91i" +
@@ -76,8 +89,8 @@ final class SSHCertificateTests: XCTestCase {
         XCTAssertEqual(certificate.validAfter, 1_767_225_600)
         XCTAssertEqual(certificate.validBefore, 1_798_761_600)
         XCTAssertEqual(certificate.blob, try blob(userCertificate))
-        XCTAssertEqual(certificate.line(comment: nil), SSHCertificate.typeName + " " + userCertificate)
-        XCTAssertEqual(certificate.line(comment: "laptop"), SSHCertificate.typeName + " " + userCertificate + " laptop")
+        XCTAssertEqual(certificate.line(comment: nil), certificate.typeName + " " + userCertificate)
+        XCTAssertEqual(certificate.line(comment: "laptop"), certificate.typeName + " " + userCertificate + " laptop")
     }
 
     func testAHostCertificate_andAnUnboundedOne_readAsSuch() throws {
@@ -92,6 +105,17 @@ final class SSHCertificateTests: XCTestCase {
         XCTAssertEqual(unbounded.validBefore, UInt64.max)
     }
 
+    /// A certificate of an ECDSA P-256 key reads as one of a `p256` key: its type, and the
+    /// point after the curve's name.
+    func testAnECDSAP256Certificate_certifiesItsPoint() throws {
+        let certificate = try parse(try blob(ecdsaCertificate))
+        XCTAssertEqual(certificate.algorithm, .p256)
+        XCTAssertEqual(certificate.typeName, "ecdsa-sha2-nistp256-cert-v01@openssh.com")
+        XCTAssertEqual(certificate.publicKey.count, 65)
+        XCTAssertEqual(certificate.publicKey.first, 0x04)
+        XCTAssertEqual(SSHAgentOffer.key(ofBlob: try blob(ecdsaCertificate)), certificate.key)
+    }
+
     /// Every prefix of a certificate is refused, and so is any byte after its signature.
     func testEveryTruncation_andATrailingByte_areRefused() throws {
         let whole = try blob(userCertificate)
@@ -102,9 +126,9 @@ final class SSHCertificateTests: XCTestCase {
     }
 
     func testOtherKeyTypes_otherKinds_andOversizedBlobs_areRefused() throws {
-        XCTAssertThrowsError(try parse(try blob(ecdsaCertificate)), "an ECDSA key's certificate")
+        XCTAssertThrowsError(try parse(try blob(p384Certificate)), "an ECDSA P-384 key's certificate")
         // The plain key, not a certificate.
-        let keyBlob = SSHEd25519.keyBlob(publicKey: publicKey)
+        let keyBlob = SSHKey(algorithm: .ed25519, publicKey: publicKey).blob
         XCTAssertThrowsError(try parse(keyBlob))
         // A kind that is neither user (1) nor host (2): the type field sits after the
         // type name, the nonce, the key and the serial.

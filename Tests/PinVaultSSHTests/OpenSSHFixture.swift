@@ -38,8 +38,20 @@ final class OpenSSHFixture {
         }
     }
 
+    /// The algorithm of the credential (`pinvault register --algorithm`).
+    let algorithm: String
+
+    /// The algorithm a test runs with: P-256 for a test whose name ends in `_p256` (the
+    /// same test body as its Ed25519 twin), else Ed25519.
+    static func algorithm(of testCase: XCTestCase) -> String {
+        testCase.name.contains("_p256") ? "p256" : "ed25519"
+    }
+
     /// `serverSettings`: `sshd_config` keywords beside `AuthorizedKeysFile`.
-    init(daemonOverrides: [String: [String: String]] = [:], serverSettings: [String: String] = [:]) throws {
+    init(
+        algorithm: String = "ed25519", daemonOverrides: [String: [String: String]] = [:], serverSettings: [String: String] = [:]
+    ) throws {
+        self.algorithm = algorithm
         stage = try TemporaryDirectory(mode: 0o755)
         user = try SSHTestUser(home: stage.path + "/home")
         pinvault = stage.path + "/pinvault"
@@ -51,7 +63,7 @@ final class OpenSSHFixture {
         try daemon.start()
 
         let registered = try Self.checked(user.run(
-            [pinvault, "register", user.name, "--label", "ssh", "--purpose", "ssh", "--pin-stdin"],
+            [pinvault, "register", user.name, "--label", "ssh", "--purpose", "ssh", "--algorithm", algorithm, "--pin-stdin"],
             environment: Self.environment(daemon), input: pin + "\n"
         ), "pinvault register")
         _ = registered

@@ -11,7 +11,7 @@ final class OpenSSHTests: XCTestCase {
 
     override func setUpWithError() throws {
         try OpenSSHFixture.requirements(of: self)
-        fixture = try OpenSSHFixture()
+        fixture = try OpenSSHFixture(algorithm: OpenSSHFixture.algorithm(of: self))
     }
 
     override func tearDownWithError() throws {
@@ -22,6 +22,17 @@ final class OpenSSHTests: XCTestCase {
     }
 
     func testBeforeUnlock_nothing_afterUnlock_sshAddSshAndGitSigning_butNotForAnotherUid() throws {
+        try beforeUnlockNothing_afterUnlockSshAddSshAndGitSigning_butNotForAnotherUid()
+    }
+
+    /// The same with an ECDSA P-256 key: `ecdsa-sha2-nistp256`, its (r, s) signature.
+    func testBeforeUnlock_nothing_afterUnlock_sshAddSshAndGitSigning_butNotForAnotherUid_p256() throws {
+        XCTAssertTrue(fixture.keyLine.hasPrefix("ecdsa-sha2-nistp256 "), fixture.keyLine)
+        try beforeUnlockNothing_afterUnlockSshAddSshAndGitSigning_butNotForAnotherUid()
+        XCTAssertTrue(fixture.server.log.contains("ECDSA SHA256:"), "not by the P-256 key:\n\(fixture.server.log)")
+    }
+
+    private func beforeUnlockNothing_afterUnlockSshAddSshAndGitSigning_butNotForAnotherUid() throws {
         try fixture.assertAllFails("before unlock")
         try fixture.unlock()
         try fixture.assertAllWorks()

@@ -50,7 +50,7 @@ final class SignatureDomainTests: XCTestCase {
     }
 
     private func key(_ purpose: String, keyId: String, publicKey: [UInt8]) throws -> Key {
-        let line = SSHEd25519.publicKeyLine(publicKey: publicKey, comment: purpose)
+        let line = SSHKey(algorithm: .ed25519, publicKey: publicKey).line(comment: purpose)
         let file = fixture.stage.path + "/\(purpose).pub"
         try (line + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         chmod(file, 0o644)
@@ -73,7 +73,7 @@ final class SignatureDomainTests: XCTestCase {
         let (socket, user, uid, pin, keyId) = (fixture.daemon.socketPath, fixture.user.name, fixture.user.uid, fixture.pin, key.keyId)
         return try ScriptedSSHAgent(
             socketPath: fixture.stage.path + "/proxy-\(key.purpose).sock",
-            identities: [.init(publicKey: key.publicKey, comment: key.purpose)]
+            identities: [.init(keyBlob: SSHKey(algorithm: .ed25519, publicKey: key.publicKey).blob, comment: key.purpose)]
         ) { _, data in
             guard let client = try? VarlinkClient(socketPath: socket),
                   let reply = try? client.vault("Authenticate", [
@@ -89,11 +89,11 @@ final class SignatureDomainTests: XCTestCase {
         let keys = [try register("authenticate"), try register("login"), try sshKey()]
         // The control: the same scripted agent signing with a key it holds itself logs
         // in, so what fails below fails because of what pinvaultd refused.
-        let control = try SigningKeyPair(seed: try Ed25519.generateSeed())
+        let control = try SigningKeyPair(algorithm: .ed25519, seed: try KeyAlgorithm.generateSeed())
         let controlKey = try key("control", keyId: "", publicKey: control.publicKey)
         try fixture.authorize(keys.map(\.line) + [controlKey.line])
         let controlAgent = try ScriptedSSHAgent(
-            socketPath: fixture.stage.path + "/control.sock", identities: [.init(publicKey: control.publicKey, comment: "control")]
+            socketPath: fixture.stage.path + "/control.sock", identities: [.init(keyBlob: SSHKey(algorithm: .ed25519, publicKey: control.publicKey).blob, comment: "control")]
         ) { _, data in data.withUnsafeBytes { try? control.sign($0) } }
         let controlled = try fixture.ssh("echo control-ok", agent: controlAgent.socketPath)
         XCTAssertEqual(controlled.standardOutput, "control-ok\n", "the scripted agent cannot log in at all: \(controlled)")
@@ -109,7 +109,7 @@ final class SignatureDomainTests: XCTestCase {
             guard case .userauth(let request) = asked.withUnsafeBytes(SSHSignedData.parse) else {
                 return XCTFail("\(key.purpose): ssh asked to sign what is no userauth request: \(asked)")
             }
-            XCTAssertTrue(request.names(keyBlob: SSHEd25519.keyBlob(publicKey: key.publicKey), algorithm: "ssh-ed25519"))
+            XCTAssertTrue(request.names(keyBlob: SSHKey(algorithm: .ed25519, publicKey: key.publicKey).blob, algorithm: "ssh-ed25519"))
             // …and Authenticate refused it before the PIN: nothing was counted.
             let expected = key.purpose == "ssh" ? "io.pinvault.Vault.WrongPurpose" : "org.varlink.service.InvalidParameter(challenge)"
             XCTAssertEqual(Set(answers.all), [expected], "\(key.purpose)")

@@ -20,7 +20,7 @@ final class UserAgentSSHTests: XCTestCase {
 
     override func setUpWithError() throws {
         try OpenSSHFixture.requirements(of: self)
-        fixture = try OpenSSHFixture(serverSettings: ["AllowAgentForwarding": "yes"])
+        fixture = try OpenSSHFixture(algorithm: OpenSSHFixture.algorithm(of: self), serverSettings: ["AllowAgentForwarding": "yes"])
         guard mkdir(agentDirectory, 0o700) == 0, chown(agentDirectory, fixture.user.uid, fixture.user.gid) == 0 else {
             throw TestKitError("mkdir \(agentDirectory): errno \(errno)")
         }
@@ -103,6 +103,17 @@ final class UserAgentSSHTests: XCTestCase {
     /// The key is listed locked; the first login asks for the PIN once, saying which key,
     /// for what and on which host; later logins and a signed git commit ask nothing.
     func testSsh_asksForThePINOnce_whenItNeedsTheKey_thenNoMore() throws {
+        try asksForThePINOnce_whenItNeedsTheKey_thenNoMore()
+    }
+
+    /// The same with an ECDSA P-256 key.
+    func testSsh_asksForThePINOnce_whenItNeedsTheKey_thenNoMore_p256() throws {
+        XCTAssertTrue(fixture.keyLine.hasPrefix("ecdsa-sha2-nistp256 "), fixture.keyLine)
+        try asksForThePINOnce_whenItNeedsTheKey_thenNoMore()
+        XCTAssertTrue(fixture.server.log.contains("ECDSA SHA256:"), "not by the P-256 key:\n\(fixture.server.log)")
+    }
+
+    private func asksForThePINOnce_whenItNeedsTheKey_thenNoMore() throws {
         try prompt.answer([fixture.pin])
         try startAgent()
         let listed = try fixture.user.run(["/usr/bin/ssh-add", "-l"], environment: ["SSH_AUTH_SOCK": agentSocket])
@@ -195,6 +206,15 @@ final class UserAgentSSHTests: XCTestCase {
     /// A server that trusts a CA, not the key: the certificate attached with
     /// `pinvault ssh-cert add` logs in through both agents; detached, nothing does.
     func testACertificate_logsInWhereOnlyItsCAIsTrusted_throughBothAgents() throws {
+        try certificateLogsInWhereOnlyItsCAIsTrusted_throughBothAgents(serverLogs: "ED25519-CERT")
+    }
+
+    /// The same with a certificate of an ECDSA P-256 key (`ecdsa-sha2-nistp256-cert-v01@openssh.com`).
+    func testACertificate_logsInWhereOnlyItsCAIsTrusted_throughBothAgents_p256() throws {
+        try certificateLogsInWhereOnlyItsCAIsTrusted_throughBothAgents(serverLogs: "ECDSA-CERT")
+    }
+
+    private func certificateLogsInWhereOnlyItsCAIsTrusted_throughBothAgents(serverLogs type: String) throws {
         let ca = fixture.stage.path + "/ca"
         _ = try fixture.checked(Spawned.run(["/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", ca], environment: [:]), "CA")
         let copy = fixture.stage.path + "/certified.pub"
@@ -211,7 +231,7 @@ final class UserAgentSSHTests: XCTestCase {
         try prompt.answer([fixture.pin])
         try startAgent()
         assertLoggedIn(try ssh())
-        XCTAssertTrue(fixture.server.log.contains("ED25519-CERT"), "not by the certificate:\n\(fixture.server.log)")
+        XCTAssertTrue(fixture.server.log.contains(type), "not by the certificate:\n\(fixture.server.log)")
         XCTAssertEqual(prompt.prompts.count, 1)
         assertLoggedIn(try ssh(agent: fixture.daemon.sshAgentSocketPath))
 

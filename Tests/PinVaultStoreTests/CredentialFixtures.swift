@@ -10,20 +10,24 @@ enum CredentialFixtures {
 
     struct NoPepper: Error {}
 
-    /// A fresh credential with its own seed and key pair, sealed under PIN 482915.
+    /// A fresh credential with its own seed and key pair, sealed under PIN 482915, in
+    /// the format a new key is written in unless `formatVersion` says another (an
+    /// earlier release's).
     static func record(
         ownerUid: UInt32 = 1000,
         user: String = "alice@example.com",
         label: String? = nil,
         purpose: KeyPurpose = .authenticate,
+        algorithm: KeyAlgorithm = .ed25519,
+        formatVersion: UInt8? = nil,
         createdAt: Int64 = 1_700_000_000
     ) throws -> CredentialRecord {
         let seed = try SecretBytes.random(count: 32)
-        let keyPair = try SigningKeyPair(seed: seed)
+        let keyPair = try SigningKeyPair(algorithm: algorithm, seed: seed)
         let keyId = try KeyID(publicKey: keyPair.publicKey)
         guard let pepper else { throw NoPepper() }
         let sealed = try SeedSealer.seal(
-            seed: seed, pin: try pin(), pepper: pepper, purpose: purpose, ownerUid: ownerUid, user: user,
+            seed: seed, pin: try pin(), pepper: pepper, purpose: purpose, algorithm: algorithm, formatVersion: formatVersion, ownerUid: ownerUid, user: user,
             keyId: keyId, parameters: weakKDF)
         return CredentialRecord(sealed: sealed, label: label, publicKey: keyPair.publicKey, createdAt: createdAt)
     }

@@ -9,12 +9,16 @@ enum EarlierReleaseVault {
     static let second = 2
     /// The third: schema version 3, the purpose column added.
     static let third = 3
+    /// The fourth before key algorithms: schema version 5, format-2 (and 1) records,
+    /// Ed25519 all, as the release before P-256 writes them.
+    static let beforeAlgorithms = 5
 
     /// How many of today's columns `credentials` had at schema `version`.
     static func columnCount(atSchemaVersion version: Int) -> Int {
         switch version {
         case ...2: 17
         case 3, 4: 18  // 4 added a table, not a column
+        case 5: 19
         default: Int(CredentialRecord.columnCount)
         }
     }
@@ -34,6 +38,7 @@ enum EarlierReleaseVault {
     /// added since.
     static func insert(_ record: CredentialRecord, into connection: SQLiteConnection, schemaVersion version: Int) throws {
         precondition(version >= 3 || record.purpose == .legacy, "releases before the purpose wrote format-1 records only")
+        precondition(version >= 6 || record.sealed.header.formatVersion <= 2, "releases before algorithms wrote formats 1 and 2 only")
         let kept = columnCount(atSchemaVersion: version)
         let values = Array(try record.columnValues().prefix(kept))
         let columns = CredentialRecord.columns.split(separator: ",").prefix(kept).joined(separator: ",")

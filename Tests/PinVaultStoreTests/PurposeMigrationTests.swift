@@ -62,14 +62,14 @@ final class PurposeMigrationTests: XCTestCase {
         var changed = try CredentialFixtures.changed(old)
         changed.sealed = try SeedSealer.seal(
             seed: try SecretBytes.random(count: 32), pin: CredentialFixtures.pin(), pepper: try XCTUnwrap(CredentialFixtures.pepper),
-            purpose: old.purpose, ownerUid: old.ownerUid, user: old.user, keyId: old.keyId, parameters: CredentialFixtures.weakKDF
+            purpose: old.purpose, algorithm: .ed25519, ownerUid: old.ownerUid, user: old.user, keyId: old.keyId, parameters: CredentialFixtures.weakKDF
         )
         try store.write { try $0.update(changed) }
         let fresh = try CredentialFixtures.record(purpose: .ssh, createdAt: 9)
         try store.write { try $0.insert(fresh) }
         let read = try store.read { try $0.credentials(ownerUid: 1000, user: nil) }
         XCTAssertEqual(read.map(\.purpose), [.legacy, .ssh])
-        XCTAssertEqual(read.map(\.sealed.header.formatVersion), [1, 2])
+        XCTAssertEqual(read.map(\.sealed.header.formatVersion), [1, 3])
         XCTAssertEqual(read.first, changed)
         XCTAssertEqual(try store.read { try $0.legacyCount() }, 1)
     }

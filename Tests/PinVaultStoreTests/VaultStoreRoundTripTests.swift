@@ -23,7 +23,7 @@ final class VaultStoreRoundTripTests: StoreTestCase {
         let read = try XCTUnwrap(try store.read { try $0.credential(keyId: record.keyId) })
         let pepper = try XCTUnwrap(CredentialFixtures.pepper)
         let seed = try SeedSealer.open(read.sealed, pin: try CredentialFixtures.pin(), pepper: pepper)
-        XCTAssertEqual(try SigningKeyPair(seed: seed).publicKey, record.publicKey)
+        XCTAssertEqual(try SigningKeyPair(algorithm: .ed25519, seed: seed).publicKey, record.publicKey)
     }
 
     func testCredential_whenMissing_returnsNil() throws {

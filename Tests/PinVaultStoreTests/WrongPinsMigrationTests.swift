@@ -19,8 +19,8 @@ final class WrongPinsMigrationTests: XCTestCase {
     }
 
     func testAVaultOfTheThirdRelease_opens_andItsWrongPinsSinceSuccess_areItsFailedAttempts() throws {
-        let fresh = try CredentialFixtures.record(user: "alice", purpose: .ssh, createdAt: 1)
-        var guessed = try CredentialFixtures.record(user: "bob", purpose: .authenticate, createdAt: 2)
+        let fresh = try CredentialFixtures.record(user: "alice", purpose: .ssh, formatVersion: 2, createdAt: 1)
+        var guessed = try CredentialFixtures.record(user: "bob", purpose: .authenticate, formatVersion: 2, createdAt: 2)
         guessed.failedAttempts = 4
         guessed.lockedUntil = 1_800_000_000
         var blocked = try CredentialFixtures.record(user: "carol", purpose: .legacy, createdAt: 3)
@@ -29,7 +29,7 @@ final class WrongPinsMigrationTests: XCTestCase {
 
         let store = try VaultStore(path: path)
         defer { store.close() }
-        XCTAssertEqual(try store.withConnection { try Schema.userVersion($0) }, 5)
+        XCTAssertEqual(try store.withConnection { try Schema.userVersion($0) }, Schema.latestVersion)
         let read = try store.read { try $0.credentials(ownerUid: 1000, user: nil) }
         XCTAssertEqual(read.map(\.wrongPinsSinceSuccess), [0, 4, 10], "the wrong PINs a release without the count had seen")
         var expected = [fresh, guessed, blocked]

@@ -236,12 +236,12 @@ final class UserAgentTests: XCTestCase {
     /// session-bind@openssh.com, signed by a host key made here; its session identifier.
     @discardableResult
     private func bind(_ client: SSHAgentClient, forwarding: Bool) throws -> [UInt8] {
-        let host = try SigningKeyPair(seed: try Ed25519.generateSeed())
+        let host = try SigningKeyPair(algorithm: .ed25519, seed: try KeyAlgorithm.generateSeed())
         let session = RandomBytes.make(count: 32)
         let signature = try session.withUnsafeBytes { try host.sign($0) }
         let contents = SSHSessionBind(
-            hostKeyBlob: SSHEd25519.keyBlob(publicKey: host.publicKey), sessionIdentifier: session,
-            signatureBlob: SSHEd25519.signatureBlob(signature), isForwarding: forwarding
+            hostKeyBlob: SSHKey(algorithm: .ed25519, publicKey: host.publicKey).blob, sessionIdentifier: session,
+            signatureBlob: (KeyAlgorithm.ed25519.sshSignatureBlob(signature) ?? []), isForwarding: forwarding
         ).encoded
         try client.send(SSHAgentClient.string([27] + SSHAgentClient.string(Array(SSHSessionBind.name.utf8)) + contents))
         XCTAssertEqual(try client.receiveFrame(), [0, 0, 0, 1, 6], "the bind was refused")

@@ -2,11 +2,15 @@
 #define PINVAULT_CPINVAULTOPENSSL_H
 
 /*
- * Signature verification with the system's libcrypto (OpenSSL 3), for the host keys
- * an ssh client names in session-bind@openssh.com: ECDSA over the NIST curves and RSA
- * with SHA-2. (Ed25519, the host key most servers offer first, is libsodium's.) No
- * logic beyond building the key from its SSH encoding and calling EVP_DigestVerify.
- * Each returns 1 for a good signature, 0 for anything else.
+ * The system's libcrypto (OpenSSL 3), for what libsodium does not do:
+ * - signature verification for the host keys an ssh client names in
+ *   session-bind@openssh.com (ECDSA over the NIST curves, RSA with SHA-2; Ed25519, the
+ *   host key most servers offer first, is libsodium's), and for P-256 keys' signatures;
+ * - ECDSA P-256 for PinVault's own P-256 keys: the public point of a scalar, and
+ *   signatures. The scalar is the caller's (in guarded memory); every copy libcrypto
+ *   makes of it is freed with clearing before these return.
+ * No logic beyond building the key and calling libcrypto. Each returns 1 for success
+ * (a good signature), 0 for anything else.
  */
 
 #include <stddef.h>
@@ -27,5 +31,18 @@ int CPinVaultOpenSSL_rsa_verify(const char *digest, unsigned minimum_bits,
                                 const uint8_t *exponent, size_t exponent_length,
                                 const uint8_t *signature, size_t signature_length,
                                 const uint8_t *data, size_t data_length);
+
+/* The SEC1 uncompressed point (65 bytes) of the P-256 private scalar `scalar`
+ * (32 bytes, big-endian, 1 <= scalar < n; the caller checks the range). */
+int CPinVaultOpenSSL_p256_public_key(const uint8_t *scalar, uint8_t *point);
+
+/* An ECDSA P-256 signature, DER ECDSA-Sig-Value (at most 72 bytes into `der`, whose
+ * size `der_capacity` is), by the key of `scalar` (32 bytes, big-endian) and its public
+ * `point` (65 bytes): of SHA-256(`data`) when `prehashed` is 0, else of `data` itself,
+ * which must then be a 32-byte digest. Nonces are libcrypto's: k from the private key,
+ * the digest and fresh random bytes. */
+int CPinVaultOpenSSL_p256_sign(const uint8_t *scalar, const uint8_t *point, int prehashed,
+                               const uint8_t *data, size_t data_length,
+                               uint8_t *der, size_t der_capacity, size_t *der_length);
 
 #endif

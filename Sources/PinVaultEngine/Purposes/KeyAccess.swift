@@ -21,6 +21,14 @@ public enum KeyAccess: String, CaseIterable, Sendable {
     /// data with the user's `ssh` keys, which it unlocks after asking for the PIN.
     /// Legacy keys are not its own: they work through the daemon's socket, as before.
     case userAgent
+    /// Varlink SignDigest, for the PKCS#11 module's `ssh` tokens (`ssh -I` hashes what it
+    /// signs, and asks for ECDSA over the hash): signs a caller's SHA-256 digest with an
+    /// unlocked `ssh` key. A digest cannot be shape-checked — nothing tells what it is the
+    /// hash of — so only `ssh` keys sign one, whose signatures only sshd and git trust.
+    case signDigest
+
+    /// Whether this access signs a caller's digest rather than a whole message.
+    var signsDigest: Bool { self == .signDigest }
 
     /// Whether a key of `purpose` may be used this way at all: the door × purpose table
     /// (SECURITY.md gives it as a table; `KeyAccessTableTests` and the daemon's
@@ -38,6 +46,10 @@ public enum KeyAccess: String, CaseIterable, Sendable {
         case (.sshAgent, .authenticate), (.sshAgent, .login): false
         case (.userAgent, .ssh): true
         case (.userAgent, .authenticate), (.userAgent, .login), (.userAgent, .legacy): false
+        // An authenticate key's relying party, a login key's PAM module and a legacy key's
+        // Authenticate all trust a signature of a message they check the shape of.
+        case (.signDigest, .ssh): true
+        case (.signDigest, .authenticate), (.signDigest, .login), (.signDigest, .legacy): false
         }
     }
 
@@ -51,8 +63,12 @@ public enum KeyAccess: String, CaseIterable, Sendable {
     /// - The ssh-agents sign only an SSH userauth request made for this very key (or an
     ///   OpenSSH certificate of it), or an SSHSIG preimage (`SSHSignedData.parse`), as
     ///   OpenSSH's agent does for a FIDO key of another application.
-    /// `message` is nil for Unlock, which signs nothing.
-    func check(_ purpose: KeyPurpose, message: [UInt8]?, publicKey: [UInt8]) throws(VaultError) {
+    /// - SignDigest signs a digest with an `ssh` key whose algorithm signs digests
+    ///   (`SignsNoDigest` otherwise): the one door with no shape check, which the table
+    ///   confines to `ssh` keys.
+    /// `message` is nil for Unlock, which signs nothing. `algorithm` and `publicKey` are
+    /// the key's: what an SSH request must name.
+    func check(_ purpose: KeyPurpose, message: [UInt8]?, algorithm: KeyAlgorithm, publicKey: [UInt8]) throws(VaultError) {
         guard serves(purpose) else { throw .wrongPurpose(purpose) }
         guard let message else { return }
         switch self {
@@ -62,9 +78,7 @@ public enum KeyAccess: String, CaseIterable, Sendable {
         case .sshAgent, .userAgent:
             switch message.withUnsafeBytes(SSHSignedData.parse) {
             case .userauth(let request):
-                guard request.names(keyBlob: SSHEd25519.keyBlob(publicKey: publicKey), algorithm: SSHEd25519.name)
-                    || request.namesCertificate(of: publicKey)
-                else {
+                guard request.names(SSHKey(algorithm: algorithm, publicKey: publicKey)) else {
                     throw .invalidChallenge
                 }
             case .sshsig:
@@ -72,6 +86,10 @@ public enum KeyAccess: String, CaseIterable, Sendable {
             case nil:
                 throw .invalidChallenge
             }
+        case .signDigest:
+            // No shape to check: the table above is the check. A key whose algorithm hashes
+            // as part of signing (Ed25519) signs no digest.
+            guard algorithm.signsDigests else { throw .signsNoDigest }
         case .unlock:
             throw .invalidChallenge
         }

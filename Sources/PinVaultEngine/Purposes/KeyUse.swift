@@ -10,6 +10,6 @@ struct KeyUse: Sendable {
 
     /// `KeyAccess.check` for `record`'s purpose and key.
     func check(_ record: CredentialRecord) throws(VaultError) {
-        try access.check(record.purpose, message: message, publicKey: record.publicKey)
+        try access.check(record.purpose, message: message, algorithm: record.algorithm, publicKey: record.publicKey)
     }
 }

@@ -167,7 +167,7 @@ final class SessionTable: @unchecked Sendable {
                 return .notUnlocked
             }
             do throws(VaultError) {
-                try access.check(session.purpose, message: message, publicKey: session.publicKey)
+                try access.check(session.purpose, message: message, algorithm: session.algorithm, publicKey: session.publicKey)
                 try session.constraints.check(context)
             } catch {
                 return .refused(error)
@@ -175,7 +175,9 @@ final class SessionTable: @unchecked Sendable {
             let start = MonotonicClock.nanoseconds()
             if inline && !budget.allows(owner, at: start) { return .overBudget }
             let signed = message.withUnsafeBytes { bytes in
-                Result { () throws(CryptoError) in try session.key.sign(bytes) }
+                Result { () throws(CryptoError) in
+                    try access.signsDigest ? session.key.signDigest(bytes) : session.key.sign(bytes)
+                }
             }
             budget.charge(owner, MonotonicClock.nanoseconds() - start)
             switch signed {
@@ -219,7 +221,7 @@ final class SessionTable: @unchecked Sendable {
         let (computed, overflow) = wallNow.addingReportingOverflow(seconds)
         let end = overflow ? Int64.max : computed
         return UnlockedKeyView(
-            keyId: session.keyId, user: session.user, label: session.label, purpose: session.purpose, publicKey: session.publicKey,
+            keyId: session.keyId, user: session.user, label: session.label, purpose: session.purpose, algorithm: session.algorithm, publicKey: session.publicKey,
             certificates: session.certificates,
             unlockedUntil: abs(end - session.wallUntil) <= 1 ? session.wallUntil : end
         )

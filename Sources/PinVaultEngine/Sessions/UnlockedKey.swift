@@ -44,6 +44,7 @@ final class UnlockedKey {
     }
 
     var publicKey: [UInt8] { key.publicKey }
+    var algorithm: KeyAlgorithm { key.algorithm }
 }
 
 /// Why a session ended (the audit line says it; never free text).
@@ -67,7 +68,8 @@ public struct UnlockedKeyView: Sendable, Equatable {
     public let user: String
     public let label: String?
     public let purpose: KeyPurpose
-    /// The raw 32-byte Ed25519 public key.
+    public let algorithm: KeyAlgorithm
+    /// The raw public key (`KeyAlgorithm`).
     public let publicKey: [UInt8]
     /// The OpenSSH certificates of the key that an agent offers beside it.
     public let certificates: [[UInt8]]

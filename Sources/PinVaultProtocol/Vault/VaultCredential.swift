@@ -1,3 +1,5 @@
+import PinVaultCrypto
+
 /// The wire form of `io.pinvault.Vault.Credential`: what a caller may see of one
 /// credential. Holds no secret. Times are Unix seconds here, RFC 3339 on the wire; the
 /// public key is raw bytes here, standard base64 on the wire.
@@ -28,7 +30,10 @@ public struct VaultCredential: Equatable, Sendable {
     public var label: String?
     /// What the key is for.
     public var purpose: Purpose
-    /// The raw 32-byte Ed25519 public key.
+    /// `algorithm`: the key's (`KeyAlgorithm`). A daemon before the fourth release sends
+    /// none: such a credential is Ed25519.
+    public var algorithm: KeyAlgorithm
+    /// The raw public key, of the size its algorithm's is.
     public var publicKey: [UInt8]
     /// The registering uid.
     public var ownerUid: UInt32
@@ -53,7 +58,8 @@ public struct VaultCredential: Equatable, Sendable {
 
     /// Each field as given.
     public init(
-        user: String, keyId: String, label: String?, purpose: Purpose, publicKey: [UInt8], ownerUid: UInt32,
+        user: String, keyId: String, label: String?, purpose: Purpose, algorithm: KeyAlgorithm = .default,
+        publicKey: [UInt8], ownerUid: UInt32,
         createdAt: Int64, lastUsedAt: Int64?, failedAttempts: Int64, remainingAttempts: Int64,
         state: State, lockedUntil: Int64?, unregistrationExpiresAt: Int64?, unlockedUntil: Int64? = nil,
         sshCertificates: [[UInt8]] = []
@@ -62,6 +68,7 @@ public struct VaultCredential: Equatable, Sendable {
         self.keyId = keyId
         self.label = label
         self.purpose = purpose
+        self.algorithm = algorithm
         self.publicKey = publicKey
         self.ownerUid = ownerUid
         self.createdAt = createdAt
@@ -82,8 +89,9 @@ public struct VaultCredential: Equatable, Sendable {
         keyId = try object.keyID(required: true)?.hex ?? ""
         label = try object.string("label", required: false, bytes: ProtocolLimits.labelBytes)
         purpose = try object.enumeration("purpose", required: false, as: Purpose.self) ?? .legacy
-        let keyBytes = ProtocolLimits.publicKeyBytes...ProtocolLimits.publicKeyBytes
-        publicKey = try object.base64("publicKey", required: true, decodedBytes: keyBytes) ?? []
+        algorithm = try object.enumeration("algorithm", required: false, as: KeyAlgorithm.self) ?? .default
+        publicKey = try object.base64("publicKey", required: true, decodedBytes: ProtocolLimits.publicKeyBytes) ?? []
+        guard algorithm.isWellFormed(publicKey: publicKey) else { throw ParameterError("publicKey", .malformed) }
         ownerUid = UInt32(try object.int("ownerUid", required: true, range: ProtocolLimits.uidRange) ?? 0)
         createdAt = try object.time("createdAt", required: true) ?? 0
         lastUsedAt = try object.time("lastUsedAt", required: false)
@@ -102,6 +110,7 @@ public struct VaultCredential: Equatable, Sendable {
         object.field("keyId", keyId)
         object.optionalField("label", label)
         object.field("purpose", purpose.rawValue)
+        object.field("algorithm", algorithm.name)
         object.field("publicKey", Base64.encodedString(publicKey))
         object.field("ownerUid", Int64(ownerUid))
         object.field("createdAt", RFC3339.string(fromUnixSeconds: createdAt))
