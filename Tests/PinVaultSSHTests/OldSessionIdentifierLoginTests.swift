@@ -60,7 +60,7 @@ final class OldSessionIdentifierLoginTests: XCTestCase {
         let (socket, user, pin, keyId) = (fixture.daemon.socketPath, key.name, fixture.pin, key.keyId)
         return try ScriptedSSHAgent(
             socketPath: fixture.stage.path + "/proxy-\(UInt32.random(in: 0...UInt32.max)).sock",
-            identities: [.init(publicKey: key.publicKey, comment: key.name)]
+            identities: [.init(keyBlob: SSHKey(algorithm: .ed25519, publicKey: key.publicKey).blob, comment: key.name)]
         ) { _, data in
             guard let client = try? VarlinkClient(socketPath: socket),
                   let reply = try? client.vault("Authenticate", [
@@ -86,7 +86,7 @@ final class OldSessionIdentifierLoginTests: XCTestCase {
                 publicKey: [UInt8](try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(credential["publicKey"] as? String)))))
         }
         XCTAssertEqual(keys.first?.keyId, legacyId)
-        try fixture.authorize(keys.map { SSHEd25519.publicKeyLine(publicKey: $0.publicKey, comment: $0.name) })
+        try fixture.authorize(keys.map { SSHKey(algorithm: .ed25519, publicKey: $0.publicKey).line(comment: $0.name) })
         return keys
     }
 
@@ -94,13 +94,13 @@ final class OldSessionIdentifierLoginTests: XCTestCase {
         let keys = try keys()
         // The control: the same paramiko, signing with a key the scripted agent holds,
         // logs in over every exchange: sshd really verifies the old layout.
-        let control = try SigningKeyPair(seed: try Ed25519.generateSeed())
+        let control = try SigningKeyPair(algorithm: .ed25519, seed: try KeyAlgorithm.generateSeed())
         try fixture.authorize(
-            keys.map { SSHEd25519.publicKeyLine(publicKey: $0.publicKey, comment: $0.name) }
-                + [SSHEd25519.publicKeyLine(publicKey: control.publicKey, comment: "control")]
+            keys.map { SSHKey(algorithm: .ed25519, publicKey: $0.publicKey).line(comment: $0.name) }
+                + [SSHKey(algorithm: .ed25519, publicKey: control.publicKey).line(comment: "control")]
         )
         let controlAgent = try ScriptedSSHAgent(
-            socketPath: fixture.stage.path + "/control.sock", identities: [.init(publicKey: control.publicKey, comment: "control")]
+            socketPath: fixture.stage.path + "/control.sock", identities: [.init(keyBlob: SSHKey(algorithm: .ed25519, publicKey: control.publicKey).blob, comment: "control")]
         ) { _, data in data.withUnsafeBytes { try? control.sign($0) } }
         for exchange in exchanges {
             let login = try paramikoLogin(exchange: exchange.name, agent: controlAgent.socketPath)
@@ -125,7 +125,7 @@ final class OldSessionIdentifierLoginTests: XCTestCase {
                 guard case .userauth(let request) = lengthPrefixed.withUnsafeBytes(SSHSignedData.parse) else {
                     return XCTFail("\(key.name), \(exchange.name): not the old layout: \(asked)")
                 }
-                XCTAssertTrue(request.names(keyBlob: SSHEd25519.keyBlob(publicKey: key.publicKey), algorithm: "ssh-ed25519"))
+                XCTAssertTrue(request.names(keyBlob: SSHKey(algorithm: .ed25519, publicKey: key.publicKey).blob, algorithm: "ssh-ed25519"))
                 XCTAssertEqual(request.user, Array(fixture.user.name.utf8))
                 // Authenticate refused it before the PIN.
                 XCTAssertEqual(answers.all, ["org.varlink.service.InvalidParameter(challenge)"], "\(key.name), \(exchange.name)")
@@ -139,7 +139,7 @@ final class OldSessionIdentifierLoginTests: XCTestCase {
             let request = [UInt8](repeating: 0x5a, count: 32) + [50]
                 + Self.sshString(Array(fixture.user.name.utf8)) + Self.sshString(Array("ssh-connection".utf8))
                 + Self.sshString(Array("publickey".utf8)) + [1] + Self.sshString(Array("ssh-ed25519".utf8))
-                + Self.sshString(SSHEd25519.keyBlob(publicKey: key.publicKey))
+                + Self.sshString(SSHKey(algorithm: .ed25519, publicKey: key.publicKey).blob)
             let refused = try root.vault("Sign", ["keyId": key.keyId, "challenge": Data(request).base64EncodedString()])
             XCTAssertEqual(refused.error, "org.varlink.service.InvalidParameter", "\(key.name): \(refused)")
             XCTAssertEqual(refused.string("parameter"), "challenge")
