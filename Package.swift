@@ -12,6 +12,7 @@
 //   PinVaultStore        SQLite vault, schema and migrations, pepper file, state directory
 //   PinVaultProtocol     Varlink wire format: framing, JSON, messages, limits (no I/O)
 //   PinVaultSSHProtocol  ssh-agent wire format: framing, SSH strings, messages, key lines (no I/O)
+//   PinVaultCBOR         CTAP's CBOR: a strict decoder and the canonical encoder (no I/O)
 //   PinVaultCore         PIN policy, deny list, lockout schedule (pure values)
 //   PinVaultCrypto       every libsodium call, the secret types, the sealed-seed format
 //   PinVaultSystem       system calls (EINTR once), files, Unix socket addresses, locks
@@ -67,6 +68,8 @@ let package = Package(
             plugins: ["GenerateVarlinkInterface"]
         ),
         .target(name: "PinVaultSSHProtocol", dependencies: ["PinVaultCrypto"]),
+        // CTAP's CBOR, strictly (no I/O, no dependency).
+        .target(name: "PinVaultCBOR"),
 
         // The vault engine and the transport, side by side; the front door over both.
         .target(
@@ -164,8 +167,8 @@ let package = Package(
         .executableTarget(
             name: "pinvault-fuzz",
             dependencies: [
-                "PinVaultEmbedded", "PinVaultTransport", "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultCrypto", "PinVaultSystem",
-                .product(name: "Logging", package: "swift-log"),
+                "PinVaultEmbedded", "PinVaultTransport", "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultCBOR",
+                "PinVaultCrypto", "PinVaultSystem", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Fuzz/pinvault-fuzz"
         ),
@@ -179,6 +182,7 @@ let package = Package(
             dependencies: ["PinVaultStore", "PinVaultCrypto", "PinVaultSystem", "PinVaultTestKit"]
         ),
         .testTarget(name: "PinVaultProtocolTests", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
+        .testTarget(name: "PinVaultCBORTests", dependencies: ["PinVaultCBOR"]),
         .testTarget(name: "PinVaultSSHProtocolTests", dependencies: ["PinVaultSSHProtocol", "PinVaultCrypto"]),
         .testTarget(name: "PinVaultAgentDoorTests", dependencies: ["PinVaultAgentDoor", "PinVaultSSHProtocol", "PinVaultProtocol"]),
         .testTarget(
