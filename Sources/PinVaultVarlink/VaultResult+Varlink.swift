@@ -104,6 +104,7 @@ enum VarlinkReplies {
         case .ssh: .ssh
         case .login: .login
         case .legacy: .legacy
+        case .webauthn: .webauthn
         }
     }
 
