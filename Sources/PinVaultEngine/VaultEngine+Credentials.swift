@@ -104,6 +104,7 @@ extension VaultEngine {
             let count = try write(call) { try $0.deleteEverything() }
             audit.record(.reset, caller: call.caller, count: count)
             recordEnded(sessions.endEverything(stopping: false), .credentialChanged, caller: call.caller)
+            securityKeyTokens.endAll()
             return .reset(deletedCount: count)
         }
     }

@@ -65,8 +65,8 @@ enum VarlinkReplies {
             reply.field("lockedKeyIds", strings: keyIds.map(\.hex))
         case .signature(let signature):
             reply.field("signature", Base64.encodedString(signature))
-        case .unlockedKeys:
-            // The ssh-agent door's request; no Varlink method asks for it.
+        case .unlockedKeys, .securityKeyRetries, .securityKeyToken, .passkeyMade, .passkeyAssertions, .passkeys:
+            // The ssh-agent door's and the passkey door's requests; no Varlink method asks for them.
             break
         }
     }
