@@ -224,7 +224,7 @@ let package = Package(
             name: "PinVaultClientTests",
             dependencies: ["PinVaultClient", "PinVaultTestKit", "PinVaultProtocol", "PinVaultCrypto"]
         ),
-        .testTarget(name: "PinVaultCLITests", dependencies: ["PinVaultTestKit"]),
+        .testTarget(name: "PinVaultCLITests", dependencies: ["PinVaultTestKit", "PinVaultStore", "PinVaultCrypto"]),
         // pinvault agent as a process, before a real pinvaultd, its prompts scripted.
         .testTarget(name: "PinVaultUserAgentTests", dependencies: ["PinVaultTestKit", "PinVaultCrypto", "PinVaultSSHProtocol"]),
         .testTarget(
