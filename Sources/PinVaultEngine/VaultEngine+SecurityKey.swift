@@ -96,7 +96,12 @@ extension VaultEngine {
         _ call: Call, channel: UInt64, rpId: String, userHandle: [UInt8], userName: String?, displayName: String?,
         algorithm: KeyAlgorithm, clientDataHash: [UInt8]
     ) {
-        guard clientDataHash.count == WebAuthnSignedData.clientDataHashSize else { return call.finish(.failure(.invalidChallenge)) }
+        // What the store holds (docs/FORMAT.md, "Passkeys"): the door refuses larger ones
+        // as CTAP says; names longer than 64 bytes are cut, as CTAP lets an authenticator.
+        guard clientDataHash.count == WebAuthnSignedData.clientDataHashSize, (1...255).contains(rpId.utf8.count),
+              (1...64).contains(userHandle.count)
+        else { return call.finish(.failure(.invalidChallenge)) }
+        let (userName, displayName) = (userName.map(Self.truncated), displayName.map(Self.truncated))
         let rpIdHash = SHA256.hash(Array(rpId.utf8))
         onStore(call) { [self] () throws(VaultError) -> VaultResult? in
             let owner = call.caller.uid
@@ -128,6 +133,16 @@ extension VaultEngine {
             }
             return .passkeyMade(made)
         }
+    }
+
+    /// `name` cut to at most 64 bytes of UTF-8, at a character's boundary.
+    static func truncated(_ name: String) -> String {
+        var result = ""
+        for character in name {
+            guard result.utf8.count + character.utf8.count <= 64 else { break }
+            result.append(character)
+        }
+        return result
     }
 
     func passkeyAssertions(_ call: Call, channel: UInt64, rpId: String, allowList: [[UInt8]]?, clientDataHash: [UInt8], presence: Bool) {

@@ -134,6 +134,24 @@ final class SecurityKeyTests: XCTestCase {
             .noSuchCredential)
     }
 
+    func testWhatTheStoreCannotHold_isRefusedOrCut() throws {
+        let f = try fixture()
+        _ = try f.register(user: "alice", pin: pin, purpose: .webauthn)
+        _ = try token(f, pin)
+        for (rp, handle) in [(String(repeating: "a", count: 256), [UInt8(1)]), ("example.com", []), ("example.com", [UInt8](repeating: 1, count: 65))] {
+            let refused = f.submit(.makePasskey(
+                channel: channel, rpId: rp, userHandle: handle, userName: nil, displayName: nil, algorithm: .p256,
+                clientDataHash: clientDataHash))
+            XCTAssertEqual(refused.failure, .invalidChallenge)
+        }
+        let long = String(repeating: "é", count: 40)
+        guard case .success(.passkeyMade) = f.submit(.makePasskey(
+            channel: channel, rpId: "example.com", userHandle: [1], userName: long, displayName: long, algorithm: .p256,
+            clientDataHash: clientDataHash)) else { return XCTFail() }
+        let stored = try XCTUnwrap(try f.store.read { try $0.passkeys(ownerUid: 1000) }.first)
+        XCTAssertEqual(stored.userName, String(repeating: "é", count: 32), "64 bytes, whole characters")
+    }
+
     func testPasskeys_areListedAndDeletedByTheirOwner() throws {
         let f = try fixture()
         _ = try f.register(user: "alice", pin: pin, purpose: .webauthn)
