@@ -13,6 +13,7 @@
 //   PinVaultProtocol     Varlink wire format: framing, JSON, messages, limits (no I/O)
 //   PinVaultSSHProtocol  ssh-agent wire format: framing, SSH strings, messages, key lines (no I/O)
 //   PinVaultCBOR         CTAP's CBOR: a strict decoder and the canonical encoder (no I/O)
+//   PinVaultCTAPHID      CTAPHID: 64-byte reports, channels, reassembly; the authenticator interface (no I/O)
 //   PinVaultCore         PIN policy, deny list, lockout schedule (pure values)
 //   PinVaultCrypto       every libsodium call, the secret types, the sealed-seed format
 //   PinVaultSystem       system calls (EINTR once), files, Unix socket addresses, locks
@@ -70,6 +71,9 @@ let package = Package(
         .target(name: "PinVaultSSHProtocol", dependencies: ["PinVaultCrypto"]),
         // CTAP's CBOR, strictly (no I/O, no dependency).
         .target(name: "PinVaultCBOR"),
+        // CTAPHID (the FIDO HID transport): reports, channels, reassembly, and the
+        // authenticator interface the door calls (no I/O).
+        .target(name: "PinVaultCTAPHID", dependencies: ["PinVaultCrypto"]),
 
         // The vault engine and the transport, side by side; the front door over both.
         .target(
