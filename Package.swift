@@ -105,6 +105,12 @@ let package = Package(
             dependencies: ["PinVaultAgentDoor", "PinVaultEngine", "PinVaultTransport", "PinVaultSSHProtocol", "PinVaultCrypto"]
         ),
 
+        // The security key: CTAP 2.1 over the engine, behind the CTAPHID door's seam.
+        .target(
+            name: "PinVaultWebAuthn",
+            dependencies: ["PinVaultCTAPHID", "PinVaultCBOR", "PinVaultEngine", "PinVaultCrypto", "PinVaultSystem"]
+        ),
+
         // The daemon: configuration, start-up, the composition root; and its executable.
         .target(
             name: "PinVaultDaemon",
@@ -187,6 +193,13 @@ let package = Package(
         ),
         .testTarget(name: "PinVaultProtocolTests", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
         .testTarget(name: "PinVaultCBORTests", dependencies: ["PinVaultCBOR"]),
+        .testTarget(
+            name: "PinVaultWebAuthnTests",
+            dependencies: [
+                "PinVaultWebAuthn", "PinVaultCTAPHID", "PinVaultCBOR", "PinVaultEngine", "PinVaultStore", "PinVaultCore", "PinVaultCrypto",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "PinVaultSSHProtocolTests", dependencies: ["PinVaultSSHProtocol", "PinVaultCrypto"]),
         .testTarget(name: "PinVaultAgentDoorTests", dependencies: ["PinVaultAgentDoor", "PinVaultSSHProtocol", "PinVaultProtocol"]),
         .testTarget(
