@@ -120,10 +120,12 @@ run: release
 		--ssh-agent-socket "$(RUN_DIR)/ssh-agent.sock" \
 		--state-directory "$(RUN_DIR)/state"
 
-# The Python varlink package, for the test that proves any Varlink client works.
+# The Python varlink package, for the test that proves any Varlink client works; Yubico's
+# fido2, the platform and relying party of the security key's interoperability test.
 venv:
 	@[ -x "$(VENV)/bin/python" ] || $(PYTHON) -m venv "$(VENV)"
 	@"$(VENV)/bin/python" -c 'import varlink' 2>/dev/null || "$(VENV)/bin/pip" install -q varlink
+	@"$(VENV)/bin/python" -c 'import fido2.server' 2>/dev/null || "$(VENV)/bin/pip" install -q fido2
 
 # As root, the Debian package test runs first (2 to 6 minutes; it needs chroot and
 # mounts), so that swift test's summary stays the last line. Not as root, it is
