@@ -56,6 +56,37 @@ extension VaultEngine {
         }
     }
 
+    func securityKeyChangePin(_ call: Call, pinHash: SecretBytes, newPin: SecretBytes) {
+        guard pinHash.count == SecurityKeyPin.hashSize else { return call.finish(.failure(.invalidChallenge)) }
+        let violations = settings.policy.violations(of: newPin)
+        guard violations.isEmpty else { return call.finish(.failure(.pinPolicyViolation(violations))) }
+        let owner = call.caller.uid
+        onStore(call) { [self] () throws(VaultError) -> VaultResult? in
+            let record = try read(call) { try securityKey($0, owner: owner) }
+            withPin(
+                call, owner: owner, user: record.user, keyId: record.keyId, pin: pinHash,
+                use: KeyUse(access: .passkey, message: nil), pinIsSecurityKeyHash: true
+            ) { [self] record, seed, rightPin throws(VaultError) in
+                let resealed = try sealSeed(
+                    seed, pin: try sealingSecret(for: .webauthn, pin: newPin), purpose: record.purpose, algorithm: record.algorithm,
+                    formatVersion: record.sealed.header.formatVersion, ownerUid: owner, user: record.user, keyId: record.keyId,
+                    call: call)
+                let (updated, wrongPins): (CredentialRecord, Int) = try write(call) { writer in
+                    guard let current = try writer.credential(keyId: record.keyId) else { throw VaultError.noSuchCredential }
+                    var (updated, wrongPins) = clearing(current, by: rightPin)
+                    updated.sealed = resealed
+                    updated.lastUsedAt = now()
+                    try writer.update(updated)
+                    return (updated, wrongPins)
+                }
+                audit.record(.pinChanged, caller: call.caller, keyId: record.keyId)
+                endSessions(of: [record.keyId], call: call)
+                return .pinChanged(view(of: updated), failedAttemptsCleared: wrongPins)
+            }
+            return nil
+        }
+    }
+
     /// Ends the channel's token (its channel closed, or was initialised anew).
     public func endSecurityKeyToken(channel: UInt64) {
         securityKeyTokens.end(channel: channel)

@@ -221,6 +221,8 @@ public final class VaultEngine: Sendable {
             securityKeyRetries(call)
         case .securityKeyToken(let pinHash, let channel, let permissions, let rpId):
             securityKeyToken(call, pinHash: pinHash, channel: channel, permissions: permissions, rpId: rpId)
+        case .securityKeyChangePin(let pinHash, let newPin):
+            securityKeyChangePin(call, pinHash: pinHash, newPin: newPin)
         case .makePasskey(let channel, let rpId, let userHandle, let userName, let displayName, let algorithm, let clientDataHash):
             makePasskey(
                 call, channel: channel, rpId: rpId, userHandle: userHandle, userName: userName, displayName: displayName,

@@ -55,6 +55,9 @@ public enum VaultRequest: Sendable {
     /// pinUvAuthToken with `permissions` (CTAP's bits: 0x01 mc, 0x02 ga, 0x04 cm) for
     /// `rpId` when given.
     case securityKeyToken(pinHash: SecretBytes, channel: UInt64, permissions: UInt8, rpId: String?)
+    /// CTAP's changePIN: the current PIN's hash checked as every PIN is, then the security
+    /// key re-sealed under the new PIN (itself: the policy applies to it); its tokens end.
+    case securityKeyChangePin(pinHash: SecretBytes, newPin: SecretBytes)
     /// A new discoverable passkey for `rpId` under the channel's token (its first use:
     /// the PIN just typed is the user's presence), self-attested.
     case makePasskey(

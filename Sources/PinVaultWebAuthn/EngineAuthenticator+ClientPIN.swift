@@ -22,6 +22,8 @@ extension EngineAuthenticator {
             reply(.ok, .map(CBORMap([(.int(1), coseKey(keyAgreementPublicKey))])))
         case 0x03:
             try setPin(p, caller, reply)
+        case 0x04:
+            try changePin(p, caller, state, reply)
         case 0x05, 0x09:
             try pinToken(p, caller, state, reply, withPermissions: subcommand == 0x09)
         default:
@@ -67,6 +69,27 @@ extension EngineAuthenticator {
             switch result {
             case .success: reply(.ok)
             case .failure(.tooManyCredentials): reply(.notAllowed)  // a PIN is set already: changePIN changes it
+            case .failure(let error): reply(Self.status(of: error))
+            }
+        }
+    }
+
+    private func changePin(_ p: CTAPParameters, _ caller: Caller, _ state: ChannelState, _ reply: Reply) throws(CTAPFailure) {
+        let pinProtocol = try pinProtocol(p)
+        let shared = try sharedSecret(p, pinProtocol)
+        guard let newPinEnc = try p.bytes(5), let pinHashEnc = try p.bytes(6), let param = try p.bytes(4) else {
+            throw CTAPFailure(.missingParameter)
+        }
+        guard pinProtocol.verify(key: shared, message: newPinEnc + pinHashEnc, signature: param) else { throw CTAPFailure(.pinAuthInvalid) }
+        let hash: SecretBytes
+        do { hash = try pinProtocol.decrypt(sharedSecret: shared, pinHashEnc) } catch { throw CTAPFailure(.pinAuthInvalid) }
+        guard hash.count == SecurityKeyPin.hashSize else { throw CTAPFailure(.pinAuthInvalid) }
+        let pin = try Self.pin(from: newPinEnc, shared, pinProtocol)
+        invalidateToken(state)
+        submit(.securityKeyChangePin(pinHash: hash, newPin: pin), caller) { result in
+            switch result {
+            case .success: reply(.ok)
+            case .failure(.noSuchCredential): reply(.pinNotSet)
             case .failure(let error): reply(Self.status(of: error))
             }
         }

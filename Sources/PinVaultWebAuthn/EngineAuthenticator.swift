@@ -11,8 +11,8 @@ import PinVaultSystem
 ///
 /// Per channel it keeps the pinUvAuthToken's secret (the HMAC key a platform proves it
 /// holds the token with; the engine holds what the token unlocks), its protocol, and the
-/// assertions GetNextAssertion hands out. Not done here: CredentialManagement, changePIN,
-/// Reset (answered NOT_ALLOWED: use `pinvault wipe`).
+/// assertions GetNextAssertion hands out. Not done here: CredentialManagement, and Reset
+/// (answered NOT_ALLOWED: use `pinvault wipe`).
 public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
     private let engine: VaultEngine
     private let keyAgreement: KeyAgreementKey

@@ -192,6 +192,24 @@ final class AuthenticatorTests: XCTestCase {
         ])).status, 0x33)
     }
 
+    func testChangePin_takesTheCurrentPinsHashAndTheNewPin() throws {
+        XCTAssertEqual(try setPin("482915", try platform(.two)), 0)
+        for (current, new, expected) in [("000000", "593861", UInt8(0x31)), ("482915", "1234", 0x37), ("482915", "593861", 0)] {
+            let p = try platform(.one)
+            let hash = try SecurityKeyPin.hash(secret(Array(current.utf8)))
+            let pinHashEnc = try p.pinProtocol.encrypt(sharedSecret: p.shared, secret(hash.withUnsafeBytes { Array($0) }))
+            let padded = Array(new.utf8) + [UInt8](repeating: 0, count: 64 - new.utf8.count)
+            let newPinEnc = try p.pinProtocol.encrypt(sharedSecret: p.shared, secret(padded))
+            let param = try p.pinProtocol.authenticate(key: p.shared, message: newPinEnc + pinHashEnc)
+            XCTAssertEqual(try send(0x06, CBORMap([
+                (.int(1), .int(1)), (.int(2), .int(4)), (.int(3), p.coseKey), (.int(4), .bytes(param)),
+                (.int(5), .bytes(newPinEnc)), (.int(6), .bytes(pinHashEnc)),
+            ])).status, expected, "\(current) → \(new)")
+        }
+        XCTAssertEqual(try token("482915", try platform(.two)).status, 0x31, "the old PIN is wrong now")
+        XCTAssertNotNil(try token("593861", try platform(.two)).token)
+    }
+
     func testMalformedRequests_areCTAPErrors() throws {
         XCTAssertEqual(try send(0x01, CBORMap()).status, 0x14, "missing parameters")
         XCTAssertEqual(try send(0x06, CBORMap([(.int(1), .int(3)), (.int(2), .int(2))])).status, 0x02, "protocol 3")
