@@ -11,7 +11,7 @@ import PinVaultSystem
 ///
 /// Per channel it keeps the pinUvAuthToken's secret (the HMAC key a platform proves it
 /// holds the token with; the engine holds what the token unlocks), its protocol, and the
-/// assertions GetNextAssertion hands out. Not done here: CredentialManagement, and Reset
+/// assertions and credentials the getNext commands hand out. Not done here: Reset
 /// (answered NOT_ALLOWED: use `pinvault wipe`).
 public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
     private let engine: VaultEngine
@@ -27,6 +27,8 @@ public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
         var token: SecretBytes?
         var tokenProtocol: PinUvAuthProtocol?
         var nextAssertions: [Passkey.Assertion] = []
+        /// What CredentialManagement's getNext subcommands hand out.
+        var nextManaged: [CBORValue] = []
         /// The reply of the request pending on the channel, for CANCEL.
         var pending: Reply?
         init(key: UInt64) { self.key = key }
@@ -99,6 +101,7 @@ public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
             case 0x01: try makeCredential(parameters, caller, state, reply)
             case 0x02: try getAssertion(parameters, caller, state, reply)
             case 0x08: getNextAssertion(state, reply)
+            case 0x0A: try credentialManagement(parameters, caller, state, reply)
             case 0x0B: reply(.ok)  // Selection: no button to wait for; the PIN is the presence.
             case 0x07: reply(.notAllowed)  // Reset: pinvault wipe removes the security key.
             default: reply(.invalidCommand)
@@ -128,6 +131,7 @@ public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
             state.token = nil
             state.tokenProtocol = nil
             state.nextAssertions = []
+            state.nextManaged = []
         }
     }
 
@@ -144,6 +148,14 @@ public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
 
     func setNextAssertions(_ state: ChannelState, _ assertions: [Passkey.Assertion]) {
         locked { state.nextAssertions = assertions }
+    }
+
+    func setNextManaged(_ state: ChannelState, _ items: [CBORValue]) {
+        locked { state.nextManaged = items }
+    }
+
+    func popNextManaged(_ state: ChannelState) -> CBORValue? {
+        locked { state.nextManaged.isEmpty ? nil : state.nextManaged.removeFirst() }
     }
 
     func popNextAssertion(_ state: ChannelState) -> Passkey.Assertion? {
@@ -183,6 +195,7 @@ public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
             options.set("up", .bool(true))
             options.set("clientPin", .bool(hasPin))
             options.set("pinUvAuthToken", .bool(true))
+            options.set("credMgmt", .bool(true))
             var info = CBORMap()
             info.set(1, .array([.text("FIDO_2_0"), .text("FIDO_2_1")]))
             info.set(3, .bytes(Passkey.aaguid))

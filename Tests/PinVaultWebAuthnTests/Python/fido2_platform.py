@@ -7,7 +7,7 @@ import struct
 import sys
 
 from fido2.ctap import CtapDevice, CtapError
-from fido2.ctap2 import ClientPin, Ctap2
+from fido2.ctap2 import ClientPin, CredentialManagement, Ctap2
 from fido2.hid import CAPABILITY, CTAPHID
 from fido2.server import Fido2Server
 from fido2.webauthn import (AttestationObject, AuthenticationResponse, AuthenticatorAssertionResponse,
@@ -107,6 +107,17 @@ token = client_pin.get_pin_token(PIN, permissions)
 expect_error(CtapError.ERR.NO_CREDENTIALS, lambda: ctap.get_assertion(
     "evil.example", client_data.hash, None, pin_uv_param=protocol.authenticate(token, client_data.hash),
     pin_uv_protocol=protocol.VERSION))
+# CredentialManagement, as python-fido2 drives it: metadata, relying parties, their
+# credentials, and a deletion, after which the relying party has no credential here.
+management = CredentialManagement(ctap, protocol, client_pin.get_pin_token(PIN, ClientPin.PERMISSION.CREDENTIAL_MGMT))
+assert management.get_metadata()[CredentialManagement.RESULT.EXISTING_CRED_COUNT] == 1
+rps = management.enumerate_rps()
+assert [rp[CredentialManagement.RESULT.RP]["id"] for rp in rps] == ["example.com"], rps
+creds = management.enumerate_creds(rps[0][CredentialManagement.RESULT.RP_ID_HASH])
+assert creds[0][CredentialManagement.RESULT.CREDENTIAL_ID]["id"] == credential_id
+assert creds[0][CredentialManagement.RESULT.USER]["id"] == b"user-1"
+management.delete_cred(creds[0][CredentialManagement.RESULT.CREDENTIAL_ID])
+assert management.get_metadata()[CredentialManagement.RESULT.EXISTING_CRED_COUNT] == 0
 print("ok", file=sys.stderr)
 out.write(struct.pack(">I", 0))
 out.flush()
