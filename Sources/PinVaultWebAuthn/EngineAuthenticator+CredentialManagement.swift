@@ -1,7 +1,6 @@
 import PinVaultCBOR
 import PinVaultCrypto
 import PinVaultEngine
-import PinVaultStore
 
 /// CredentialManagement (CTAP 2.1 §6.8): getCredsMetadata, enumerateRPs (+ getNext),
 /// enumerateCredentials (+ getNext) and deleteCredential, under a token with `cm`. Each
