@@ -23,6 +23,7 @@
 #   make fuzz   libFuzzer over framing, JSON, parameters and every method (FUZZ_SECONDS, default 60)
 #   make fuzz-transport  libFuzzer over the real event loop on socketpairs (FUZZ_SECONDS; docs/FUZZING.md)
 #   make fuzz-ssh-data   libFuzzer over the parsers of what an ssh key signs (FUZZ_SECONDS)
+#   make fuzz-cbor       libFuzzer over CTAP's CBOR decoder and canonical encoder (FUZZ_SECONDS)
 #   make sanitize  the unit and integration tests under AddressSanitizer, then ThreadSanitizer
 #   make bench  release pinvaultd beside raw Argon2id and ssh-agent; rewrites BENCHMARKS.md
 #               (~3 min; BENCH_QUICK=1 for a ~1 min check of the harness)
@@ -53,7 +54,7 @@ DEB_PACKAGES   := debhelper dpkg-dev lintian mmdebstrap
 SSH_TEST_PACKAGES := openssh-server
 
 .PHONY: all deps test-deps apt-packages ssh-server-quiet build release release-daemon run test soak crash-sweep venv clean
-.PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport fuzz-ssh-data sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
+.PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport fuzz-ssh-data fuzz-cbor sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
 .PHONY: lib lib-test lib-fuzz stage stage-sanitized pkcs11 pkcs11-test install-c uninstall-c
 
 all: build
@@ -129,10 +130,12 @@ run: release
 		--ssh-agent-socket "$(RUN_DIR)/ssh-agent.sock" \
 		--state-directory "$(RUN_DIR)/state"
 
-# The Python varlink package, for the test that proves any Varlink client works.
+# The Python varlink package, for the test that proves any Varlink client works; Yubico's
+# fido2, the platform and relying party of the security key's interoperability test.
 venv:
 	@[ -x "$(VENV)/bin/python" ] || $(PYTHON) -m venv "$(VENV)"
 	@"$(VENV)/bin/python" -c 'import varlink' 2>/dev/null || "$(VENV)/bin/pip" install -q varlink
+	@"$(VENV)/bin/python" -c 'import fido2.server' 2>/dev/null || "$(VENV)/bin/pip" install -q fido2
 
 # As root, the Debian package test runs first (2 to 6 minutes; it needs chroot and
 # mounts), so that swift test's summary stays the last line. Not as root, it is
@@ -382,6 +385,14 @@ fuzz-ssh-data: fuzz-build
 	PINVAULT_FUZZ_TARGET=ssh-data .build-fuzz/debug/pinvault-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
 		-max_len=4096 -print_final_stats=1 -artifact_prefix=.build-fuzz/findings-ssh-data/ \
 		.build-fuzz/corpus-ssh-data Fuzz/corpus-ssh-data
+
+# CTAP's CBOR (CBORCheck): what the decoder accepts re-encodes canonically to a fixed
+# point. Fuzz/corpus-cbor holds the seeds (python3 Fuzz/make-corpus.py), which make test replays.
+fuzz-cbor: fuzz-build
+	@mkdir -p .build-fuzz/corpus-cbor .build-fuzz/findings-cbor
+	PINVAULT_FUZZ_TARGET=cbor .build-fuzz/debug/pinvault-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+		-max_len=8192 -print_final_stats=1 -artifact_prefix=.build-fuzz/findings-cbor/ \
+		.build-fuzz/corpus-cbor Fuzz/corpus-cbor
 
 # The tests of the protocol, the crypto, the daemon's units and the daemon as a real
 # process, under each sanitizer, with the adversarial suites where the concurrency is:

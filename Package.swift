@@ -50,6 +50,11 @@ let package = Package(
             plugins: ["GenerateVarlinkInterface"]
         ),
         .target(name: "PinVaultSSHProtocol", dependencies: ["PinVaultCrypto"]),
+        // CTAP's CBOR, strictly (no I/O, no dependency).
+        .target(name: "PinVaultCBOR"),
+        // CTAPHID (the FIDO HID transport): reports, channels, reassembly, and the
+        // authenticator interface the door calls (no I/O).
+        .target(name: "PinVaultCTAPHID", dependencies: ["PinVaultCrypto"]),
 
         // The vault engine and the transport, side by side; the front door over both.
         .target(
@@ -79,6 +84,12 @@ let package = Package(
         .target(
             name: "PinVaultSSHAgent",
             dependencies: ["PinVaultAgentDoor", "PinVaultEngine", "PinVaultTransport", "PinVaultSSHProtocol", "PinVaultCrypto"]
+        ),
+
+        // The security key: CTAP 2.1 over the engine, behind the CTAPHID door's seam.
+        .target(
+            name: "PinVaultWebAuthn",
+            dependencies: ["PinVaultCTAPHID", "PinVaultCBOR", "PinVaultEngine", "PinVaultCrypto", "PinVaultSystem"]
         ),
 
         // The daemon: configuration, start-up, the composition root; and its executable.
@@ -147,8 +158,8 @@ let package = Package(
         .executableTarget(
             name: "pinvault-fuzz",
             dependencies: [
-                "PinVaultEmbedded", "PinVaultTransport", "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultCrypto", "PinVaultSystem",
-                .product(name: "Logging", package: "swift-log"),
+                "PinVaultEmbedded", "PinVaultTransport", "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultCBOR",
+                "PinVaultCrypto", "PinVaultSystem", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Fuzz/pinvault-fuzz"
         ),
@@ -162,6 +173,14 @@ let package = Package(
             dependencies: ["PinVaultStore", "PinVaultCrypto", "PinVaultSystem", "PinVaultTestKit"]
         ),
         .testTarget(name: "PinVaultProtocolTests", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
+        .testTarget(name: "PinVaultCBORTests", dependencies: ["PinVaultCBOR"]),
+        .testTarget(
+            name: "PinVaultWebAuthnTests",
+            dependencies: [
+                "PinVaultWebAuthn", "PinVaultCTAPHID", "PinVaultCBOR", "PinVaultEngine", "PinVaultStore", "PinVaultCore", "PinVaultCrypto",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "PinVaultSSHProtocolTests", dependencies: ["PinVaultSSHProtocol", "PinVaultCrypto"]),
         .testTarget(name: "PinVaultAgentDoorTests", dependencies: ["PinVaultAgentDoor", "PinVaultSSHProtocol", "PinVaultProtocol"]),
         .testTarget(
@@ -203,7 +222,7 @@ let package = Package(
             name: "PinVaultClientTests",
             dependencies: ["PinVaultClient", "PinVaultTestKit", "PinVaultProtocol", "PinVaultCrypto"]
         ),
-        .testTarget(name: "PinVaultCLITests", dependencies: ["PinVaultTestKit"]),
+        .testTarget(name: "PinVaultCLITests", dependencies: ["PinVaultTestKit", "PinVaultStore", "PinVaultCrypto"]),
         // pinvault agent as a process, before a real pinvaultd, its prompts scripted.
         .testTarget(name: "PinVaultUserAgentTests", dependencies: ["PinVaultTestKit", "PinVaultCrypto", "PinVaultSSHProtocol"]),
         .testTarget(

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Fuzz/corpus, Fuzz/corpus-transport and Fuzz/corpus-ssh-data: seed inputs
+"""Writes Fuzz/corpus, Fuzz/corpus-transport, Fuzz/corpus-ssh-data and Fuzz/corpus-cbor: seed inputs
 for pinvault-fuzz's three targets, one file per scenario.
 
 Each file is a stream of NUL-ended Varlink calls from one peer. An empty frame (two
@@ -287,6 +287,44 @@ SSH_DATA_SCENARIOS = {
 }
 
 
+# CTAP's CBOR (CBORCheck.swift): requests as python-fido2 and libfido2 send them, and
+# the near misses the decoder refuses (indefinite lengths, tags, floats, duplicate keys,
+# keys of other types, nesting past the limit, lengths past the end, invalid UTF-8).
+CLIENT_DATA_HASH = bytes(range(32))
+CBOR_SCENARIOS = {
+    "get-info-empty-map": bytes([0xa0]),
+    "make-credential": bytes.fromhex(
+        "a4" "01" "5820") + CLIENT_DATA_HASH + bytes.fromhex(
+        "02" "a2" "62" "6964" "6b" "6578616d706c652e636f6d" "64" "6e616d65" "6b" "6578616d706c652e636f6d"
+        "03" "a2" "62" "6964" "44" "01020304" "64" "6e616d65" "65" "616c696365"
+        "04" "81" "a2" "63" "616c67" "26" "64" "74797065" "6a" "7075626c69632d6b6579"),
+    "get-assertion-allow-list": bytes.fromhex(
+        "a3" "01" "6b" "6578616d706c652e636f6d" "02" "5820") + CLIENT_DATA_HASH + bytes.fromhex(
+        "03" "81" "a2" "62" "6964" "50") + bytes(16) + bytes.fromhex("64" "74797065" "6a" "7075626c69632d6b6579"),
+    "client-pin-key-agreement": bytes.fromhex(
+        "a3" "01" "02" "02" "02" "03" "a5" "01" "02" "03" "38" "18" "20" "01" "21" "5820") + bytes(32) + bytes.fromhex("22" "5820") + bytes(32),
+    "integers-every-width": bytes.fromhex("88" "17" "1818" "190100" "1a00010000" "1b0000000100000000" "37" "3818" "3bffffffffffffffff"),
+    "simple-values": bytes.fromhex("83" "f4" "f5" "f6"),
+    "non-minimal-integer": bytes.fromhex("a1" "1801" "00"),
+    "keys-out-of-order": bytes.fromhex("a2" "02" "00" "01" "00"),
+    "indefinite-array": bytes.fromhex("9f" "01" "ff"),
+    "indefinite-bytes": bytes.fromhex("5f" "41" "00" "ff"),
+    "tag": bytes.fromhex("c2" "41" "01"),
+    "float": bytes.fromhex("f9" "3c00"),
+    "undefined": bytes.fromhex("f7"),
+    "duplicate-key": bytes.fromhex("a2" "01" "00" "01" "01"),
+    "bytes-key": bytes.fromhex("a1" "41" "00" "00"),
+    "deep-nesting": bytes.fromhex("81" * 9 + "00"),
+    "deepest-allowed": bytes.fromhex("81" * 8 + "00"),
+    "length-past-end": bytes.fromhex("5a" "ffffffff" "00"),
+    "count-past-end": bytes.fromhex("9b" "ffffffffffffffff"),
+    "invalid-utf8": bytes.fromhex("62" "c328"),
+    "trailing-byte": bytes.fromhex("a0" "00"),
+    "truncated-head": bytes.fromhex("19" "01"),
+    "reserved-info": bytes.fromhex("1c"),
+}
+
+
 def write_corpus(name, scenarios):
     directory = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
     os.makedirs(directory, exist_ok=True)
@@ -299,3 +337,4 @@ if __name__ == "__main__":
     write_corpus("corpus", SCENARIOS)
     write_corpus("corpus-transport", TRANSPORT_SCENARIOS)
     write_corpus("corpus-ssh-data", SSH_DATA_SCENARIOS)
+    write_corpus("corpus-cbor", CBOR_SCENARIOS)

@@ -39,6 +39,7 @@ extension Credential.Purpose {
         case .ssh: self = .ssh
         case .login: self = .login
         case .legacy: self = .legacy
+        case .webauthn: self = .webauthn
         }
     }
 }

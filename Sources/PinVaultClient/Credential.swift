@@ -29,6 +29,9 @@ public struct Credential: Equatable, Sendable {
         /// Made before purposes existed: usable where it was before, under the daemon's
         /// checks of what each door signs. Never registered anew.
         case legacy
+        /// A security key's PIN: the authenticator of the user's passkeys, which browsers
+        /// and `fido2-token` reach over CTAP. No Varlink method signs with it.
+        case webauthn
     }
 
     /// The signature algorithm of a credential's key, chosen at registration and never

@@ -56,7 +56,7 @@ extension VaultEngine {
         let owner = call.caller.uid
         withPin(call, owner: owner, user: user, keyId: keyId, pin: currentPin) { [self] record, seed, rightPin throws(VaultError) in
             let resealed = try sealSeed(
-                seed, pin: newPin, purpose: record.purpose, algorithm: record.algorithm,
+                seed, pin: try sealingSecret(for: record.purpose, pin: newPin), purpose: record.purpose, algorithm: record.algorithm,
                 formatVersion: record.sealed.header.formatVersion, ownerUid: owner, user: record.user, keyId: record.keyId,
                 call: call
             )

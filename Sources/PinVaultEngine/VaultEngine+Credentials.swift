@@ -11,7 +11,7 @@ extension VaultEngine {
         guard violations.isEmpty else { return call.finish(.failure(.pinPolicyViolation(violations))) }
         let owner = call.caller.uid
         onStore(call) { [self] () throws(VaultError) -> VaultResult? in
-            try read(call) { try checkLimits($0, owner: owner, user: user) }
+            try read(call) { try checkLimits($0, owner: owner, user: user, purpose: purpose) }
             try onKDF(call) { [self] () throws(VaultError) -> VaultResult in
                 let (seed, keyPair, keyId) = try crypto(call) { () throws(CryptoError) in
                     let seed = try KeyAlgorithm.generateSeed()
@@ -19,14 +19,14 @@ extension VaultEngine {
                     return (seed, keyPair, try KeyID(publicKey: keyPair.publicKey))
                 }
                 let sealed = try sealSeed(
-                    seed, pin: pin, purpose: purpose, algorithm: algorithm, formatVersion: nil, ownerUid: owner, user: user,
+                    seed, pin: try sealingSecret(for: purpose, pin: pin), purpose: purpose, algorithm: algorithm, formatVersion: nil, ownerUid: owner, user: user,
                     keyId: keyId, call: call)
                 let record = CredentialRecord(
                     sealed: sealed, label: label, publicKey: keyPair.publicKey, createdAt: now(),
                     lastUsedAt: nil, failedAttempts: 0, lockedUntil: nil, pendingUnregistration: nil
                 )
                 try write(call) { writer in
-                    try checkLimits(writer.reader, owner: owner, user: user)
+                    try checkLimits(writer.reader, owner: owner, user: user, purpose: purpose)
                     try writer.insert(record)
                 }
                 audit.record(.register, caller: call.caller, keyId: keyId)
@@ -36,7 +36,11 @@ extension VaultEngine {
         }
     }
 
-    private func checkLimits(_ reader: VaultReader, owner: UInt32, user: String) throws {
+    private func checkLimits(_ reader: VaultReader, owner: UInt32, user: String, purpose: KeyPurpose) throws {
+        // A uid has one security key: one PIN, one retry counter, as CTAP knows them.
+        if purpose == .webauthn, try reader.credentials(ownerUid: owner, user: nil).contains(where: { $0.purpose == .webauthn }) {
+            throw VaultError.tooManyCredentials(limit: 1)
+        }
         if try reader.count(ownerUid: owner, user: user) >= settings.maxCredentialsPerUser {
             throw VaultError.tooManyCredentials(limit: settings.maxCredentialsPerUser)
         }
@@ -100,6 +104,7 @@ extension VaultEngine {
             let count = try write(call) { try $0.deleteEverything() }
             audit.record(.reset, caller: call.caller, count: count)
             recordEnded(sessions.endEverything(stopping: false), .credentialChanged, caller: call.caller)
+            securityKeyTokens.endAll()
             return .reset(deletedCount: count)
         }
     }

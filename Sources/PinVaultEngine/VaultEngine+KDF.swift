@@ -11,7 +11,17 @@ extension VaultEngine {
         return try SeedSealer.open(sealed, pin: pin, pepper: pepper)
     }
 
-    /// Seals `seed` under `pin` with `parameters` (`settings.kdf` when nil): one Argon2id evaluation.
+    /// What a record of `purpose` is sealed under, given the PIN itself: the PIN, or
+    /// for an authenticator credential (`webauthn`) LEFT(SHA-256(PIN), 16), which is what
+    /// CTAP sends to check it (`SecurityKeyPin`, docs/FORMAT.md). Every door but the
+    /// passkey door hands the engine the PIN itself; the passkey door hands it the hash,
+    /// which is already the sealing secret (`withPin`'s `pinIsSecurityKeyHash`).
+    func sealingSecret(for purpose: KeyPurpose, pin: SecretBytes) throws(VaultError) -> SecretBytes {
+        guard purpose == .webauthn else { return pin }
+        do { return try SecurityKeyPin.hash(pin) } catch { throw .internalError }
+    }
+
+    /// Seals `seed` under `pin` (the sealing secret: `sealingSecret`) with `parameters` (`settings.kdf` when nil): one Argon2id evaluation.
     func sealSeed(
         _ seed: SecretBytes, pin: SecretBytes, purpose: KeyPurpose, algorithm: KeyAlgorithm, formatVersion: UInt8?,
         ownerUid: UInt32, user: String, keyId: KeyID,

@@ -23,16 +23,24 @@ extension VaultEngine {
     /// `use`: the key use the call makes (Authenticate, Unlock), checked by
     /// `KeyAccess.check` before anything is counted; nil for the calls that manage a
     /// credential of any purpose (ChangePin, BeginUnregister, Wipe).
+    ///
+    /// `pin` is the PIN itself, which the check turns into the credential's sealing
+    /// secret (`sealingSecret`: for a `webauthn` credential, LEFT(SHA-256(PIN), 16)) —
+    /// unless `pinIsSecurityKeyHash`, for the passkey door, whose client sends that hash.
     func withPin(
         _ call: Call, owner: UInt32, user: String, keyId: KeyID?, pin: SecretBytes, use: KeyUse? = nil,
+        pinIsSecurityKeyHash: Bool = false,
         admitting: (@Sendable (CredentialRecord) throws(VaultError) -> Void)? = nil,
         _ body: @escaping @Sendable (CredentialRecord, SecretBytes, RightPin) throws(VaultError) -> VaultResult
     ) {
         onStore(call) { [self] () throws(VaultError) -> VaultResult? in
             let admitted = try admit(call, owner: owner, user: user, keyId: keyId, use: use)
+            // Only the passkey door sends a hash, and it serves only `webauthn` credentials.
+            guard !pinIsSecurityKeyHash || admitted.purpose == .webauthn else { throw VaultError.wrongPurpose(admitted.purpose) }
             try admitting?(admitted)
             try onKDF(call) { [self] () throws(VaultError) -> VaultResult in
-                try withVerifiedPin(pin, keyId: admitted.keyId, owner: owner, call: call, body)
+                let secret = pinIsSecurityKeyHash ? pin : try sealingSecret(for: admitted.purpose, pin: pin)
+                return try withVerifiedPin(secret, keyId: admitted.keyId, owner: owner, call: call, body)
             }
             return nil
         }

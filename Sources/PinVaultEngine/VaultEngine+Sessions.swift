@@ -164,6 +164,7 @@ extension VaultEngine {
 
     /// The credentials `call` changed or deleted lose their sessions, whoever owns them.
     func endSessions(of keyIds: [KeyID], call: Call) {
+        securityKeyTokens.end(keyIds: keyIds)
         recordEnded(sessions.end(keyIds: keyIds), .credentialChanged, caller: call.caller)
     }
 

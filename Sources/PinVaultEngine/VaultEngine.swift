@@ -79,6 +79,8 @@ public final class VaultEngine: Sendable {
     let signingQueue: WorkPool
     /// The unlock sessions (`VaultEngine+Sessions.swift`).
     let sessions: SessionTable
+    /// The security key's pinUvAuthTokens, by CTAPHID channel.
+    let securityKeyTokens: SecurityKeyTokens
     /// The PIN attempts counted and not settled, per credential (`withVerifiedPin`).
     let attemptsInFlight = AttemptsInFlight()
     private let sweeper: WorkerThread?
@@ -124,6 +126,7 @@ public final class VaultEngine: Sendable {
             now: monotonic ?? MonotonicClock.nanoseconds
         )
         sessions = table
+        securityKeyTokens = try SecurityKeyTokens(now: monotonic ?? MonotonicClock.nanoseconds)
         let audit = self.audit
         sweeper = monotonic == nil
             ? try WorkerThread.spawn(name: "pv-sessions") { Self.sweep(table, audit: audit) }
@@ -157,6 +160,7 @@ public final class VaultEngine: Sendable {
         storeQueue.shutdown()
         signingQueue.shutdown()
         recordEnded(sessions.endEverything(stopping: true), .daemonExit)
+        securityKeyTokens.endAll()
         sweeper?.join()
     }
 
@@ -213,6 +217,22 @@ public final class VaultEngine: Sendable {
             addCertificate(call, keyId: keyId, certificate: certificate)
         case .removeSSHCertificate(let keyId, let certificate):
             removeCertificate(call, keyId: keyId, certificate: certificate)
+        case .securityKeyRetries:
+            securityKeyRetries(call)
+        case .securityKeyToken(let pinHash, let channel, let permissions, let rpId):
+            securityKeyToken(call, pinHash: pinHash, channel: channel, permissions: permissions, rpId: rpId)
+        case .securityKeyChangePin(let pinHash, let newPin):
+            securityKeyChangePin(call, pinHash: pinHash, newPin: newPin)
+        case .makePasskey(let channel, let rpId, let userHandle, let userName, let displayName, let algorithm, let clientDataHash):
+            makePasskey(
+                call, channel: channel, rpId: rpId, userHandle: userHandle, userName: userName, displayName: displayName,
+                algorithm: algorithm, clientDataHash: clientDataHash)
+        case .passkeyAssertions(let channel, let rpId, let allowList, let clientDataHash, let presence):
+            passkeyAssertions(call, channel: channel, rpId: rpId, allowList: allowList, clientDataHash: clientDataHash, presence: presence)
+        case .passkeys(let channel, let rpIdHash):
+            passkeys(call, channel: channel, rpIdHash: rpIdHash)
+        case .deletePasskey(let channel, let credentialId):
+            deletePasskey(call, channel: channel, credentialId: credentialId)
         case .unlockedKeys(let access):
             call.finish(.success(.unlockedKeys(sessions.views(owner: caller.uid, wallNow: now()).filter { access.serves($0.purpose) })))
         }

@@ -46,4 +46,30 @@ public enum VaultRequest: Sendable {
     /// The caller's unlocked credentials that `access` serves (the ssh-agent's
     /// REQUEST_IDENTITIES).
     case unlockedKeys(access: KeyAccess)
+    /// The passkey door's requests (the security key, `VaultEngine+SecurityKey`), each
+    /// of the caller's uid. `channel`: the door's id of the CTAPHID channel, unique for
+    /// the daemon's life, whose close ends its token (`endSecurityKeyToken`).
+    /// The security key's remaining PIN attempts (NoSuchCredential: no PIN set).
+    case securityKeyRetries
+    /// Checks LEFT(SHA-256(PIN), 16) as every PIN is checked, then makes the channel's
+    /// pinUvAuthToken with `permissions` (CTAP's bits: 0x01 mc, 0x02 ga, 0x04 cm) for
+    /// `rpId` when given.
+    case securityKeyToken(pinHash: SecretBytes, channel: UInt64, permissions: UInt8, rpId: String?)
+    /// CTAP's changePIN: the current PIN's hash checked as every PIN is, then the security
+    /// key re-sealed under the new PIN (itself: the policy applies to it); its tokens end.
+    case securityKeyChangePin(pinHash: SecretBytes, newPin: SecretBytes)
+    /// A new discoverable passkey for `rpId` under the channel's token (its first use:
+    /// the PIN just typed is the user's presence), self-attested.
+    case makePasskey(
+        channel: UInt64, rpId: String, userHandle: [UInt8], userName: String?, displayName: String?,
+        algorithm: KeyAlgorithm, clientDataHash: [UInt8]
+    )
+    /// Assertions of the caller's passkeys for `rpId` (those of `allowList`, or every
+    /// discoverable one, newest first) over `clientDataHash`. `presence`: the request
+    /// asks for the user's presence, which only a token's first use gives.
+    case passkeyAssertions(channel: UInt64, rpId: String, allowList: [[UInt8]]?, clientDataHash: [UInt8], presence: Bool)
+    /// The caller's passkeys, of one relying party when given: under the channel's token
+    /// with `cm`, or (channel nil) for the owner's own tools.
+    case passkeys(channel: UInt64?, rpIdHash: [UInt8]?)
+    case deletePasskey(channel: UInt64?, credentialId: [UInt8])
 }

@@ -1,5 +1,6 @@
 import PinVaultCore
 import PinVaultCrypto
+import PinVaultStore
 
 /// What a successful request answers: plain values a front door encodes as they are.
 public enum VaultResult: Sendable {
@@ -26,4 +27,13 @@ public enum VaultResult: Sendable {
     /// A signature in its algorithm's wire form (`KeyAlgorithm`).
     case signature([UInt8])
     case unlockedKeys([UnlockedKeyView])
+    /// The passkey door's answers (`VaultEngine+SecurityKey`); no Varlink method asks for
+    /// the first four. The security key's remaining PIN attempts.
+    case securityKeyRetries(remaining: Int)
+    /// A pinUvAuthToken was made for the channel.
+    case securityKeyToken(failedAttemptsCleared: Int)
+    case passkeyMade(Passkey.Made)
+    case passkeyAssertions([Passkey.Assertion])
+    /// The caller's passkeys, oldest first.
+    case passkeys([PasskeyRecord])
 }

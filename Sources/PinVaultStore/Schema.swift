@@ -159,6 +159,89 @@ enum Schema {
             BEGIN DELETE FROM ssh_certificates WHERE key_id = OLD.key_id; END
             """,
         ]),
+        // v7: security keys (docs/FORMAT.md §7). The purpose `webauthn` (an authenticator
+        // credential) joins the CHECK, which SQLite cannot alter: the table is rebuilt as
+        // at v6, with its indexes and triggers, in this one transaction. `passkeys` holds
+        // the discoverable credentials made with an authenticator credential: public
+        // data only (the key is derived from the authenticator's sealed seed and the
+        // credential id, never stored), deleted with their authenticator credential.
+        Step(statements: [
+            "DROP TRIGGER credentials_take_their_certificates",
+            """
+            CREATE TABLE credentials_v7 (
+                key_id TEXT NOT NULL PRIMARY KEY
+                    CHECK (length(key_id) = 32 AND key_id NOT GLOB '*[^0-9a-f]*'),
+                owner_uid INTEGER NOT NULL CHECK (owner_uid BETWEEN 0 AND 4294967295),
+                user TEXT NOT NULL CHECK (length(CAST(user AS BLOB)) BETWEEN 1 AND 256),
+                label TEXT NULL,
+                public_key BLOB NOT NULL CHECK (length(public_key) BETWEEN 1 AND 256),
+                format_version INTEGER NOT NULL CHECK (format_version BETWEEN 0 AND 255),
+                kdf_opslimit INTEGER NOT NULL CHECK (kdf_opslimit >= 0),
+                kdf_memlimit INTEGER NOT NULL CHECK (kdf_memlimit >= 0),
+                salt BLOB NOT NULL CHECK (length(salt) = 16),
+                nonce BLOB NOT NULL CHECK (length(nonce) = 24),
+                sealed_seed BLOB NOT NULL CHECK (length(sealed_seed) = 48),
+                created_at INTEGER NOT NULL,
+                last_used_at INTEGER NULL,
+                failed_attempts INTEGER NOT NULL DEFAULT 0 CHECK (failed_attempts >= 0),
+                locked_until INTEGER NULL,
+                unregister_token_hash BLOB NULL
+                    CHECK (unregister_token_hash IS NULL OR length(unregister_token_hash) = 32),
+                unregister_expires_at INTEGER NULL,
+                purpose TEXT NOT NULL DEFAULT 'legacy'
+                    CHECK (purpose IN ('authenticate', 'ssh', 'login', 'legacy', 'webauthn')),
+                wrong_pins_since_success INTEGER NOT NULL DEFAULT 0
+                    CHECK (wrong_pins_since_success >= 0),
+                algorithm TEXT NOT NULL DEFAULT 'ed25519' CHECK (length(algorithm) BETWEEN 1 AND 32),
+                CHECK ((unregister_token_hash IS NULL) = (unregister_expires_at IS NULL))
+            ) STRICT
+            """,
+            "INSERT INTO credentials_v7 (\(v6Columns)) SELECT \(v6Columns) FROM credentials",
+            "DROP TABLE credentials",
+            "ALTER TABLE credentials_v7 RENAME TO credentials",
+            "CREATE INDEX credentials_owner_user ON credentials (owner_uid, user)",
+            "CREATE INDEX credentials_legacy ON credentials (key_id) WHERE purpose = 'legacy'",
+            """
+            CREATE TRIGGER credentials_purpose_is_immutable
+            BEFORE UPDATE OF purpose ON credentials
+            WHEN NEW.purpose IS NOT OLD.purpose
+            BEGIN SELECT RAISE(ABORT, 'a credential''s purpose never changes'); END
+            """,
+            """
+            CREATE TRIGGER credentials_algorithm_is_immutable
+            BEFORE UPDATE OF algorithm ON credentials
+            WHEN NEW.algorithm IS NOT OLD.algorithm
+            BEGIN SELECT RAISE(ABORT, 'a credential''s algorithm never changes'); END
+            """,
+            """
+            CREATE TRIGGER credentials_take_their_certificates
+            AFTER DELETE ON credentials
+            BEGIN DELETE FROM ssh_certificates WHERE key_id = OLD.key_id; END
+            """,
+            """
+            CREATE TABLE passkeys (
+                credential_id BLOB NOT NULL PRIMARY KEY CHECK (length(credential_id) BETWEEN 16 AND 32),
+                authenticator_key_id TEXT NOT NULL
+                    CHECK (length(authenticator_key_id) = 32 AND authenticator_key_id NOT GLOB '*[^0-9a-f]*'),
+                owner_uid INTEGER NOT NULL CHECK (owner_uid BETWEEN 0 AND 4294967295),
+                rp_id TEXT NOT NULL CHECK (length(CAST(rp_id AS BLOB)) BETWEEN 1 AND 255),
+                rp_id_hash BLOB NOT NULL CHECK (length(rp_id_hash) = 32),
+                user_handle BLOB NOT NULL CHECK (length(user_handle) BETWEEN 1 AND 64),
+                user_name TEXT NULL CHECK (user_name IS NULL OR length(CAST(user_name AS BLOB)) <= 64),
+                display_name TEXT NULL CHECK (display_name IS NULL OR length(CAST(display_name AS BLOB)) <= 64),
+                algorithm TEXT NOT NULL CHECK (length(algorithm) BETWEEN 1 AND 32),
+                public_key BLOB NOT NULL CHECK (length(public_key) BETWEEN 1 AND 256),
+                created_at INTEGER NOT NULL,
+                UNIQUE (authenticator_key_id, rp_id_hash, user_handle)
+            ) STRICT
+            """,
+            "CREATE INDEX passkeys_owner_rp ON passkeys (owner_uid, rp_id_hash)",
+            """
+            CREATE TRIGGER credentials_take_their_passkeys
+            AFTER DELETE ON credentials
+            BEGIN DELETE FROM passkeys WHERE authenticator_key_id = OLD.key_id; END
+            """,
+        ]),
     ]
 
     /// The columns of `credentials` at version 5, which step 6 copies.
@@ -167,6 +250,9 @@ enum Schema {
         sealed_seed, created_at, last_used_at, failed_attempts, locked_until, unregister_token_hash, \
         unregister_expires_at, purpose, wrong_pins_since_success
         """
+
+    /// The columns of `credentials` at version 6, which step 7 copies.
+    private static let v6Columns = v5Columns + ", algorithm"
 
     /// The version after every step has run.
     static var latestVersion: Int { steps.count }

@@ -6,6 +6,7 @@ import PinVaultCrypto
 public class VaultReader {
     let table: CredentialTable
     var certificateTable: CertificateTable { CertificateTable(scope: table.scope) }
+    var passkeyTable: PasskeyTable { PasskeyTable(scope: table.scope) }
 
     init(table: CredentialTable) {
         self.table = table
@@ -58,6 +59,17 @@ public class VaultReader {
     /// The OpenSSH certificates attached to `keyId`, oldest first.
     public func certificates(keyId: KeyID) throws(StoreError) -> [[UInt8]] {
         try certificateTable.certificates(keyId: keyId)
+    }
+
+    /// The passkeys of `ownerUid`, of the relying party whose id hashes to `rpIdHash` when
+    /// given, oldest first. Rows damaged from outside are left out.
+    public func passkeys(ownerUid: UInt32, rpIdHash: [UInt8]? = nil) throws(StoreError) -> [PasskeyRecord] {
+        try passkeyTable.passkeys(ownerUid: ownerUid, rpIdHash: rpIdHash)
+    }
+
+    /// How many passkeys `ownerUid` holds, damaged rows included.
+    public func passkeyCount(ownerUid: UInt32) throws(StoreError) -> Int {
+        try passkeyTable.count(ownerUid: ownerUid)
     }
 
     /// Every row.

@@ -45,6 +45,18 @@ public final class VaultWriter: VaultReader {
         try certificateTable.remove(certificate, keyId: keyId)
     }
 
+    /// Stores a passkey, in place of the one its authenticator holds for the same relying
+    /// party and user handle. (Passkeys go with their authenticator credential.)
+    public func insertPasskey(_ record: PasskeyRecord) throws(StoreError) {
+        try passkeyTable.insert(record)
+    }
+
+    /// Deletes the owner's passkey `credentialId`; false when there was none.
+    @discardableResult
+    public func deletePasskey(credentialId: [UInt8], ownerUid: UInt32) throws(StoreError) -> Bool {
+        try passkeyTable.delete(credentialId: credentialId, ownerUid: ownerUid)
+    }
+
     /// Deletes every credential; returns how many rows went.
     @discardableResult
     public func deleteEverything() throws(StoreError) -> Int {

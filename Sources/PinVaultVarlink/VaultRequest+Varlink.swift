@@ -118,6 +118,12 @@ extension VaultRequest {
             guard let keyId = try p.keyID(required: true) else { throw ParameterError("keyId", .missing) }
             let digest = try p.base64("digest", required: true, decodedBytes: ProtocolLimits.digestBytes) ?? []
             return .sign(keyId: keyId, message: digest, access: .signDigest, context: .plain)
+        case .listPasskeys:
+            let rpId = try text(p, "rpId", required: false, bytes: 1...255)
+            return .passkeys(channel: nil, rpIdHash: rpId.map { SHA256.hash(Array($0.utf8)) })
+        case .removePasskey:
+            let credentialId = try p.base64("credentialId", required: true, decodedBytes: PasskeySeed.credentialIdSizes) ?? []
+            return .deletePasskey(channel: nil, credentialId: credentialId)
         case .addSSHCertificate, .removeSSHCertificate:
             guard let keyId = try p.keyID(required: true) else { throw ParameterError("keyId", .missing) }
             let certificate = try p.base64("certificate", required: true, decodedBytes: ProtocolLimits.certificateBytes) ?? []

@@ -65,8 +65,22 @@ enum VarlinkReplies {
             reply.field("lockedKeyIds", strings: keyIds.map(\.hex))
         case .signature(let signature):
             reply.field("signature", Base64.encodedString(signature))
-        case .unlockedKeys:
-            // The ssh-agent door's request; no Varlink method asks for it.
+        case .passkeys(let passkeys):
+            reply.arrayField("passkeys") { array in
+                for passkey in passkeys {
+                    array.objectElement { object in
+                        object.field("credentialId", Base64.encodedString(passkey.credentialId))
+                        object.field("rpId", passkey.rpId)
+                        object.field("userHandle", Base64.encodedString(passkey.userHandle))
+                        if let name = passkey.userName { object.field("userName", name) }
+                        if let name = passkey.displayName { object.field("displayName", name) }
+                        object.field("algorithm", passkey.algorithm.name)
+                        object.field("createdAt", RFC3339.string(fromUnixSeconds: passkey.createdAt))
+                    }
+                }
+            }
+        case .unlockedKeys, .securityKeyRetries, .securityKeyToken, .passkeyMade, .passkeyAssertions:
+            // The ssh-agent door's and the passkey door's requests; no Varlink method asks for them.
             break
         }
     }
@@ -104,6 +118,7 @@ enum VarlinkReplies {
         case .ssh: .ssh
         case .login: .login
         case .legacy: .legacy
+        case .webauthn: .webauthn
         }
     }
 

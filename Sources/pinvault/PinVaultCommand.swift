@@ -32,7 +32,7 @@ struct PinVaultCommand: AsyncParsableCommand {
             PolicyCommand.self, CheckPinCommand.self, RegisterCommand.self, ListCommand.self,
             AuthCommand.self, ChangePinCommand.self, UnregisterCommand.self, WipeCommand.self,
             UnblockCommand.self, ResetCommand.self, StatsCommand.self,
-            UnlockCommand.self, LockCommand.self, SignCommand.self, SSHKeyCommand.self, SSHCertCommand.self, AgentCommand.self,
+            UnlockCommand.self, LockCommand.self, SignCommand.self, SSHKeyCommand.self, SSHCertCommand.self, PasskeyCommand.self, AgentCommand.self,
         ]
     )
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import PinVaultClient
 
-/// `pinvault register USER [--label LABEL] [--purpose authenticate|ssh|login] [--algorithm ed25519|p256]`
+/// `pinvault register USER [--label LABEL] [--purpose authenticate|ssh|login|webauthn] [--algorithm ed25519|p256]`
 struct RegisterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "register",
@@ -14,8 +14,9 @@ struct RegisterCommand: AsyncParsableCommand {
             The purpose decides, for good, what the key may do: authenticate (the default) \
             signs a relying party's challenges (auth, and sign after unlock); ssh is offered \
             to ssh and git by the ssh-agent sockets once unlocked, and signs nothing else; \
-            login is for the PAM module (pam_pinvault) alone. Another purpose needs another \
-            credential.
+            login is for the PAM module (pam_pinvault) alone; webauthn makes your security \
+            key (one per user id): its PIN is the one a browser asks for, and only the \
+            security-key door uses it. Another purpose needs another credential.
 
             The algorithm, also for good: ed25519 (the default) or p256 (ECDSA over NIST \
             P-256, for relying parties, ssh servers and PKCS#11 programs that know no \
@@ -31,7 +32,7 @@ struct RegisterCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Tells this credential apart from the user's others (an app, a relying party).", valueName: "label"))
     var label: String?
 
-    @Option(help: ArgumentHelp("What the key is for: authenticate, ssh or login.", valueName: "purpose"))
+    @Option(help: ArgumentHelp("What the key is for: authenticate, ssh, login or webauthn.", valueName: "purpose"))
     var purpose: RegistrablePurpose = .authenticate
 
     @Option(

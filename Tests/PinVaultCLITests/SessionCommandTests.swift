@@ -72,6 +72,24 @@ final class SessionCommandTests: CLITestCase {
         XCTAssertNil(try self.listed().first { $0["user"] as? String == "carol" })
     }
 
+    /// `register --purpose webauthn` makes the uid's security key: listed as such, one per
+    /// uid (a second is TooManyCredentials, whatever its user), its key used by no
+    /// Varlink door (auth is WrongPurpose before the PIN: nothing counted), and the PIN
+    /// the CLI is given — not its hash — changes it (`pinvault change-pin`).
+    func testRegisterWebauthn_isTheUidsOneSecurityKey_andNoVarlinkDoorUsesIt() throws {
+        let credential = try register("alice", purpose: "webauthn")
+        XCTAssertEqual(credential["purpose"] as? String, "webauthn")
+        let second = try pinvault(["register", "bob", "--purpose", "webauthn", "--pin-stdin"], input: pin + "\n")
+        XCTAssertEqual(second.status, 1, "\(second)")
+        XCTAssertTrue(second.standardError.contains("too many credentials (the limit is 1)"), second.standardError)
+        XCTAssertNil(try listed().first { $0["user"] as? String == "bob" })
+        let auth = try authenticate("alice", pin: pin)
+        XCTAssertEqual(auth.status, 11, "\(auth)")
+        let changed = try pinvault(["change-pin", "alice", "--pin-stdin"], input: pin + "\n" + "604913\n")
+        XCTAssertEqual(changed.status, 0, "\(changed)")
+        XCTAssertEqual(try listed().first { $0["user"] as? String == "alice" }?["failedAttempts"] as? Int, 0)
+    }
+
     /// A key for apps is never offered to ssh: its line is not printed (status 11).
     func testSSHKey_ofAnAppsKey_isWrongPurpose() throws {
         let keyId = try registerKeyId("alice", label: "app")

@@ -17,32 +17,37 @@ final class KeyAccessTests: XCTestCase {
         case .authenticate:
             switch purpose {
             case .authenticate, .login, .legacy: true
-            case .ssh: false
+            case .ssh, .webauthn: false
             }
         case .unlock:
             switch purpose {
             case .authenticate, .ssh, .legacy: true
-            case .login: false
+            case .login, .webauthn: false
             }
         case .sign:
             switch purpose {
             case .authenticate, .legacy: true
-            case .ssh, .login: false
+            case .ssh, .login, .webauthn: false
             }
         case .sshAgent:
             switch purpose {
             case .ssh, .legacy: true
-            case .authenticate, .login: false
+            case .authenticate, .login, .webauthn: false
             }
         case .userAgent:
             switch purpose {
             case .ssh: true
-            case .authenticate, .login, .legacy: false
+            case .authenticate, .login, .legacy, .webauthn: false
             }
         case .signDigest:
             switch purpose {
             case .ssh: true
-            case .authenticate, .login, .legacy: false
+            case .authenticate, .login, .legacy, .webauthn: false
+            }
+        case .passkey:
+            switch purpose {
+            case .webauthn: true
+            case .authenticate, .ssh, .login, .legacy: false
             }
         }
     }
@@ -59,6 +64,8 @@ final class KeyAccessTests: XCTestCase {
             userauth(for: publicKey)
         case .signDigest:
             [UInt8](repeating: 0x5d, count: 32)
+        case .passkey:
+            assertion()
         }
     }
 
@@ -66,6 +73,13 @@ final class KeyAccessTests: XCTestCase {
     /// key serves (a digest), else Ed25519.
     private func ordinaryAlgorithm(_ access: KeyAccess) -> KeyAlgorithm {
         access == .signDigest ? .p256 : .ed25519
+    }
+
+    /// WebAuthn's signed data of an assertion: authenticatorData (rp id hash, flags,
+    /// counter) ‖ clientDataHash.
+    private func assertion(flags: UInt8 = 0x05) -> [UInt8] {
+        WebAuthnSignedData.assertionData(rpIdHash: SHA256.hash(Array("example.com".utf8)), flags: flags, signCount: 0)
+            + [UInt8](repeating: 0xcd, count: 32)
     }
 
     private func userauth(for key: [UInt8]) -> [UInt8] {
@@ -177,5 +191,29 @@ final class KeyAccessTests: XCTestCase {
         }
         XCTAssertTrue(KeyAccess.signDigest.signsDigest)
         XCTAssertEqual(KeyAccess.allCases.filter(\.signsDigest), [.signDigest], "no other door signs a caller's digest")
+    }
+
+    /// The passkey door signs WebAuthn's signed data and nothing else: no relying party's
+    /// raw challenge, no SSH data, no digest, nothing with a reserved or extension flag or
+    /// without presence or verification, no assertion of another length.
+    func testThePasskeyDoor_signsOnlyWebAuthnsSignedData() {
+        XCTAssertNil(outcome(.passkey, .webauthn, assertion()))
+        XCTAssertNil(outcome(.passkey, .webauthn, assertion(flags: 0x01)), "presence alone")
+        let attested = WebAuthnSignedData.assertionData(
+            rpIdHash: [UInt8](repeating: 3, count: 32), flags: 0x45, signCount: 0) + [UInt8](repeating: 0, count: 16)
+            + [0, 16] + [UInt8](repeating: 4, count: 16) + [0xa4, 1, 1, 3, 0x27] + [UInt8](repeating: 0xcd, count: 32)
+        XCTAssertNil(outcome(.passkey, .webauthn, attested), "a self-attested registration")
+        let refused: [[UInt8]] = [
+            Array("a relying party's challenge".utf8), userauth(for: publicKey), sshsig, [UInt8](repeating: 0x5d, count: 32),
+            assertion(flags: 0x00), assertion(flags: 0x07), assertion(flags: 0x85), assertion(flags: 0x15), assertion() + [0],
+            Array(assertion().dropLast()), [],
+        ]
+        for message in refused {
+            XCTAssertEqual(outcome(.passkey, .webauthn, message), .invalidChallenge, "\(message)")
+        }
+        // And no other door signs WebAuthn's data with a security key's credential.
+        for access in KeyAccess.allCases where access != .passkey {
+            XCTAssertEqual(outcome(access, .webauthn, assertion()), .wrongPurpose(.webauthn), "\(access)")
+        }
     }
 }

@@ -24,6 +24,8 @@ final class DoorPurposeTests: DaemonTestCase {
             let credential = try client.register(user: user, pin: pin, label: purpose.rawValue, purpose: purpose.rawValue)
             XCTAssertEqual(credential.string("purpose"), purpose.rawValue)
             credentials[purpose] = try key(of: credential)
+            // A uid has one security key (purpose webauthn): no second one to be P-256.
+            guard purpose != .webauthn else { continue }
             let p256 = try client.register(
                 user: user, pin: pin, label: purpose.rawValue + " p256", purpose: purpose.rawValue, algorithm: "p256")
             p256Credentials[purpose] = try key(of: p256)
@@ -84,6 +86,10 @@ final class DoorPurposeTests: DaemonTestCase {
             _ = try client.vault("Unlock", ["user": user, "keyId": keyId, "pin": pin, "ttlSeconds": 60])
             let reply = try client.vault("SignDigest", ["keyId": keyId, "digest": Data(repeating: 0x5d, count: 32).base64EncodedString()])
             return (reply.error == nil, reply.error ?? "")
+        case .passkey:
+            // The security-key door (CTAP) has no socket in this daemon yet: its row is
+            // KeyAccessTests' until then, and the loop below leaves it out.
+            return (access.serves(purpose), "")
         case .userAgent:
             // The per-user agent's way in: Varlink AgentSign with the caller's session.
             _ = try client.vault("Unlock", ["user": user, "keyId": keyId, "pin": pin, "ttlSeconds": 60])
@@ -94,13 +100,15 @@ final class DoorPurposeTests: DaemonTestCase {
     }
 
     func testEveryDoor_servesExactlyThePurposesOfTheTable() throws {
-        for access in KeyAccess.allCases {
+        for access in KeyAccess.allCases where access != .passkey {
             for purpose in KeyPurpose.allCases {
                 let (served, answer) = try use(access, purpose)
                 XCTAssertEqual(served, access.serves(purpose), "\(access) × \(purpose): \(answer)")
                 // Refused by name, except where the refusal comes first from elsewhere: the
-                // agent socket answers SSH_AGENT_FAILURE, and a login key is never unlocked.
-                if !served, access != .sshAgent, purpose != .login || access == .authenticate || access == .unlock {
+                // agent socket answers SSH_AGENT_FAILURE, and a login or security key is never
+                // unlocked (the session doors answer NotUnlocked).
+                if !served, access != .sshAgent,
+                   ![.login, .webauthn].contains(purpose) || access == .authenticate || access == .unlock {
                     XCTAssertEqual(answer, "io.pinvault.Vault.WrongPurpose", "\(access) × \(purpose)")
                 }
                 _ = try client.vault("Lock", [:])

@@ -94,7 +94,7 @@ final class PepperCheckTests: DaemonTestCase {
     func testAStoreFromBeforeTheCheck_recordsTheCheckValueOnce_thenRefusesAnotherPepper() throws {
         try registerAndStop()
         // What a store written before the check looks like: schema version 1, no metadata,
-        // no purposes, no certificates, and its records in format 1.
+        // no purposes, no certificates, no passkeys, and its records in format 1.
         _ = try LegacyCredentials.add(to: daemon, user: "legacy", label: nil, pin: pin)
         let database = daemon.stateDirectory + "/vault.sqlite"
         let downgrade = try Subprocess.run("/usr/bin/python3", ["-c", """
@@ -108,6 +108,7 @@ final class PepperCheckTests: DaemonTestCase {
             db.execute("DROP TABLE IF EXISTS vault_metadata")
             db.execute("DROP TRIGGER credentials_take_their_certificates")
             db.execute("DROP TABLE ssh_certificates")
+            db.execute("DROP TABLE passkeys")
             db.execute("PRAGMA user_version = 1")
             db.commit()
             """, database])

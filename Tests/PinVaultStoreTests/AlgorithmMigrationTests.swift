@@ -29,7 +29,7 @@ final class AlgorithmMigrationTests: XCTestCase {
 
         let store = try VaultStore(path: path)
         defer { store.close() }
-        XCTAssertEqual(try store.withConnection { try Schema.userVersion($0) }, 6)
+        XCTAssertEqual(try store.withConnection { try Schema.userVersion($0) }, Schema.latestVersion)
         let read = try store.read { try $0.credentials(ownerUid: 1000, user: nil) }
         XCTAssertEqual(read, [legacy, ssh, login], "every column as the release before wrote it")
         XCTAssertEqual(read.map(\.algorithm), [.ed25519, .ed25519, .ed25519])

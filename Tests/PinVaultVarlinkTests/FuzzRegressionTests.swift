@@ -56,6 +56,11 @@ final class FuzzRegressionTests: XCTestCase {
         try replay(corpus: "Fuzz/corpus-ssh-data", target: "ssh-data", atLeast: 15)
     }
 
+    /// The cbor target's seeds: CTAP requests and the CBOR the decoder refuses.
+    func testCBORCorpus_replaysThroughTheCodec_withoutATrap() throws {
+        try replay(corpus: "Fuzz/corpus-cbor", target: "cbor", atLeast: 20)
+    }
+
     private func replay(corpus relativePath: String, target: String, atLeast minimum: Int) throws {
         let tests = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         let binary = tests.deletingLastPathComponent().appendingPathComponent("pinvault-fuzz").path

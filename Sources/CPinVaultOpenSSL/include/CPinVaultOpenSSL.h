@@ -44,4 +44,15 @@ int CPinVaultOpenSSL_p256_public_key(const uint8_t *scalar, uint8_t *point);
 int CPinVaultOpenSSL_p256_sign(const uint8_t *scalar, int prehashed, const uint8_t *data, size_t data_length,
                                uint8_t *der, size_t der_capacity, size_t *der_length);
 
+
+/* CTAP 2.1's PIN/UV auth protocols (ctap.c). The P-256 ECDH x-coordinate of scalar (32
+ * bytes, big-endian) times peer_point (65 bytes, SEC1 uncompressed, checked to be on the
+ * curve) into shared_x (32 bytes). 1 on success, 0 otherwise (nothing written). */
+int CPinVaultOpenSSL_p256_ecdh(const uint8_t *scalar, const uint8_t *peer_point, uint8_t *shared_x);
+
+/* AES-256-CBC without padding: length a multiple of 16 (at most 4096); key 32 bytes, iv
+ * 16 bytes; output as long as input. 1 on success, 0 otherwise. */
+int CPinVaultOpenSSL_aes256_cbc(int encrypt, const uint8_t *key, const uint8_t *iv, const uint8_t *input,
+                                size_t length, uint8_t *output);
+
 #endif

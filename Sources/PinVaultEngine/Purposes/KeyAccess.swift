@@ -26,6 +26,12 @@ public enum KeyAccess: String, CaseIterable, Sendable {
     /// unlocked `ssh` key. A digest cannot be shape-checked — nothing tells what it is the
     /// hash of — so only `ssh` keys sign one, whose signatures only sshd and git trust.
     case signDigest
+    /// The security-key door (CTAP): opens the authenticator credential of purpose
+    /// `webauthn` with its PIN (a pinUvAuthToken), and signs with the passkeys derived from
+    /// it only WebAuthn's signed data, authenticatorData ‖ clientDataHash
+    /// (`WebAuthnSignedData`), whose rp id hash the engine takes from the passkey. It
+    /// serves no other purpose, and no other door serves `webauthn`.
+    case passkey
 
     /// Whether this access signs a caller's digest rather than a whole message.
     var signsDigest: Bool { self == .signDigest }
@@ -50,6 +56,13 @@ public enum KeyAccess: String, CaseIterable, Sendable {
         // Authenticate all trust a signature of a message they check the shape of.
         case (.signDigest, .ssh): true
         case (.signDigest, .authenticate), (.signDigest, .login), (.signDigest, .legacy): false
+        // A security key's PIN and passkeys are the passkey door's alone, and it has no
+        // other key: a relying party on the web must never get a signature a login,
+        // an ssh server or an app trusts, nor the other way round.
+        case (.passkey, .webauthn): true
+        case (.passkey, .authenticate), (.passkey, .ssh), (.passkey, .login), (.passkey, .legacy): false
+        case (.authenticate, .webauthn), (.unlock, .webauthn), (.sign, .webauthn), (.sshAgent, .webauthn),
+             (.userAgent, .webauthn), (.signDigest, .webauthn): false
         }
     }
 
@@ -63,6 +76,7 @@ public enum KeyAccess: String, CaseIterable, Sendable {
     /// - The ssh-agents sign only an SSH userauth request made for this very key (or an
     ///   OpenSSH certificate of it), or an SSHSIG preimage (`SSHSignedData.parse`), as
     ///   OpenSSH's agent does for a FIDO key of another application.
+    /// - The passkey door signs only WebAuthn's authenticatorData ‖ clientDataHash.
     /// - SignDigest signs a digest with an `ssh` key whose algorithm signs digests
     ///   (`SignsNoDigest` otherwise): the one door with no shape check, which the table
     ///   confines to `ssh` keys.
@@ -90,6 +104,8 @@ public enum KeyAccess: String, CaseIterable, Sendable {
             // No shape to check: the table above is the check. A key whose algorithm hashes
             // as part of signing (Ed25519) signs no digest.
             guard algorithm.signsDigests else { throw .signsNoDigest }
+        case .passkey:
+            guard WebAuthnSignedData.isSignedData(message) else { throw .invalidChallenge }
         case .unlock:
             throw .invalidChallenge
         }

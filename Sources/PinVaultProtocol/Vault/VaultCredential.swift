@@ -19,7 +19,7 @@ public struct VaultCredential: Equatable, Sendable {
     /// `purpose`: what the key is for (io.pinvault.Vault.varlink, SECURITY.md "Signature
     /// domains"). A daemon of the second release sends none: such a credential is `legacy`.
     public enum Purpose: String, CaseIterable, Sendable {
-        case authenticate, ssh, login, legacy
+        case authenticate, ssh, login, legacy, webauthn
     }
 
     /// The account name.

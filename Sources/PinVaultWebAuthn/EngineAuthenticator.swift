@@ -1,0 +1,216 @@
+import PinVaultCBOR
+import PinVaultCTAPHID
+import PinVaultCrypto
+import PinVaultEngine
+import PinVaultSystem
+
+/// PinVault as a CTAP 2.1 authenticator: the passkey door over the engine, behind the
+/// CTAPHID door (`CTAPAuthenticator`). It speaks CTAP — CBOR in and out, the PIN/UV auth
+/// protocols, tokens' HMACs — and asks the engine for everything a key or a PIN decides:
+/// the PIN check (counted before it runs), the token's seed, each passkey's signature.
+///
+/// Per channel it keeps the pinUvAuthToken's secret (the HMAC key a platform proves it
+/// holds the token with; the engine holds what the token unlocks), its protocol, and the
+/// assertions and credentials the getNext commands hand out. Not done here: Reset
+/// (answered NOT_ALLOWED: use `pinvault wipe`).
+public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
+    private let engine: VaultEngine
+    private let keyAgreement: KeyAgreementKey
+    private let lock: CheckedLock
+    private var states: [CTAPChannel: ChannelState] = [:]
+    private var nextChannelKey: UInt64 = 1
+
+    /// What one channel holds between requests.
+    final class ChannelState: @unchecked Sendable {  // guarded by the authenticator's lock
+        /// The engine's name for the channel (its token is bound to it).
+        let key: UInt64
+        var token: SecretBytes?
+        var tokenProtocol: PinUvAuthProtocol?
+        var nextAssertions: [Passkey.Assertion] = []
+        /// What CredentialManagement's getNext subcommands hand out.
+        var nextManaged: [CBORValue] = []
+        /// The reply of the request pending on the channel, for CANCEL.
+        var pending: Reply?
+        init(key: UInt64) { self.key = key }
+    }
+
+    /// A request's reply, sent exactly once.
+    final class Reply: @unchecked Sendable {
+        private let send: @Sendable (ReplyBuffer) -> Void
+        private let lock: CheckedLock
+        private var sent = false
+        init(_ send: @escaping @Sendable (ReplyBuffer) -> Void) throws(SystemError) {
+            self.send = send
+            lock = try CheckedLock()
+        }
+        func callAsFunction(_ status: CTAPStatus, _ body: CBORValue? = nil) {
+            let first = (try? lock.withLock({ () throws(CTAPFailure) -> Bool in
+                defer { sent = true }
+                return !sent
+            }, lockFailed: { _ in CTAPFailure(.other) })) ?? false
+            guard first else { return }
+            let buffer = ReplyBuffer(capacity: 1024)
+            buffer.append(status.rawValue)
+            if status == .ok, let body {
+                CBOREncoder.encode(body).withUnsafeBytes { buffer.append($0) }
+            }
+            send(buffer)
+        }
+    }
+
+    public init(engine: VaultEngine) throws {
+        self.engine = engine
+        keyAgreement = try KeyAgreementKey()
+        lock = try CheckedLock()
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        let result: T? = try? lock.withLock({ () throws(CTAPFailure) -> T in body() }, lockFailed: { _ in CTAPFailure(.other) })
+        return result ?? body()
+    }
+
+    private func state(_ channel: CTAPChannel) -> ChannelState {
+        locked {
+            if let state = states[channel] { return state }
+            let state = ChannelState(key: nextChannelKey)
+            nextChannelKey += 1
+            states[channel] = state
+            return state
+        }
+    }
+
+    // MARK: The seam
+
+    public func cbor(_ request: SecretBytes, on channel: CTAPChannel, reply send: @escaping @Sendable (ReplyBuffer) -> Void) {
+        guard let reply = try? Reply(send) else { return }
+        let state = state(channel)
+        locked { state.pending = reply }
+        let message = request.withUnsafeBytes { Array($0) }
+        guard let command = message.first else { return reply(.invalidLength) }
+        let parameters: CTAPParameters
+        do throws(CBORError) {
+            parameters = CTAPParameters(map: message.count == 1 ? CBORMap() : try CBORDecoder.decodeMap(Array(message.dropFirst())))
+        } catch {
+            return reply(CTAPStatus(rawValue: error.ctapStatus) ?? .invalidCBOR)
+        }
+        let caller = Caller(uid: channel.uid, pid: channel.pid, isAdmin: false)
+        do throws(CTAPFailure) {
+            switch command {
+            case 0x04: getInfo(caller, reply)
+            case 0x06: try clientPin(parameters, caller, state, reply)
+            case 0x01: try makeCredential(parameters, caller, state, reply)
+            case 0x02: try getAssertion(parameters, caller, state, reply)
+            case 0x08: getNextAssertion(state, reply)
+            case 0x0A: try credentialManagement(parameters, caller, state, reply)
+            case 0x0B: reply(.ok)  // Selection: no button to wait for; the PIN is the presence.
+            case 0x07: reply(.notAllowed)  // Reset: pinvault wipe removes the security key.
+            default: reply(.invalidCommand)
+            }
+        } catch {
+            reply(error.status)
+        }
+    }
+
+    public func cancel(_ channel: CTAPChannel) {
+        let pending = locked { states[channel]?.pending }
+        pending?(.keepaliveCancel)
+    }
+
+    public func channelClosed(_ channel: CTAPChannel) {
+        guard let state = locked({ states.removeValue(forKey: channel) }) else { return }
+        engine.endSecurityKeyToken(channel: state.key)
+    }
+
+    // MARK: Channel state
+
+    var keyAgreementPublicKey: [UInt8] { keyAgreement.publicKey }
+    var keyAgreementHolder: KeyAgreementKey { keyAgreement }
+
+    func invalidateToken(_ state: ChannelState) {
+        locked {
+            state.token = nil
+            state.tokenProtocol = nil
+            state.nextAssertions = []
+            state.nextManaged = []
+        }
+    }
+
+    func setToken(_ state: ChannelState, _ token: SecretBytes, _ pinProtocol: PinUvAuthProtocol) {
+        locked {
+            state.token = token
+            state.tokenProtocol = pinProtocol
+        }
+    }
+
+    func tokenOf(_ state: ChannelState) -> (SecretBytes?, PinUvAuthProtocol?) {
+        locked { (state.token, state.tokenProtocol) }
+    }
+
+    func setNextAssertions(_ state: ChannelState, _ assertions: [Passkey.Assertion]) {
+        locked { state.nextAssertions = assertions }
+    }
+
+    func setNextManaged(_ state: ChannelState, _ items: [CBORValue]) {
+        locked { state.nextManaged = items }
+    }
+
+    func popNextManaged(_ state: ChannelState) -> CBORValue? {
+        locked { state.nextManaged.isEmpty ? nil : state.nextManaged.removeFirst() }
+    }
+
+    func popNextAssertion(_ state: ChannelState) -> Passkey.Assertion? {
+        locked { state.nextAssertions.isEmpty ? nil : state.nextAssertions.removeFirst() }
+    }
+
+    // MARK: Engine calls
+
+    func submit(_ request: VaultRequest, _ caller: Caller, _ answer: @escaping @Sendable (Result<VaultResult, VaultError>) -> Void) {
+        engine.submit(request, from: caller, isCancelled: { false }, answer: answer)
+    }
+
+    /// A PIN or token refusal as CTAP says it.
+    static func status(of error: VaultError) -> CTAPStatus {
+        switch error {
+        case .wrongPin: .pinInvalid
+        case .lockedOut: .pinAuthBlocked
+        case .credentialBlocked, .credentialWiped: .pinBlocked
+        case .noSuchCredential: .noCredentials
+        case .notUnlocked, .permissionDenied: .pinAuthInvalid
+        case .confirmationRequired: .pinRequired
+        case .pinPolicyViolation: .pinPolicyViolation
+        case .tooManyCredentials: .notAllowed
+        case .invalidChallenge: .invalidParameter
+        case .busy, .shuttingDown, .conflict: .other
+        default: .other
+        }
+    }
+
+    // MARK: GetInfo
+
+    private func getInfo(_ caller: Caller, _ reply: Reply) {
+        submit(.securityKeyRetries, caller) { result in
+            let hasPin = if case .success = result { true } else { false }
+            var options = CBORMap()
+            options.set("rk", .bool(true))
+            options.set("up", .bool(true))
+            options.set("clientPin", .bool(hasPin))
+            options.set("pinUvAuthToken", .bool(true))
+            options.set("credMgmt", .bool(true))
+            var info = CBORMap()
+            info.set(1, .array([.text("FIDO_2_0"), .text("FIDO_2_1")]))
+            info.set(3, .bytes(Passkey.aaguid))
+            info.set(4, .map(options))
+            info.set(5, .int(CTAPHID.maximumMessageSize))
+            info.set(6, .array([.int(2), .int(1)]))
+            info.set(10, .array(KeyAlgorithm.passkeyAlgorithms.map { algorithm in
+                .map(CBORMap([(.text("alg"), .int(algorithm.coseAlgorithm)), (.text("type"), .text("public-key"))]))
+            }))
+            reply(.ok, .map(info))
+        }
+    }
+}
+
+extension KeyAlgorithm {
+    /// What a passkey may be, in the order GetInfo offers them: ES256, then EdDSA.
+    static let passkeyAlgorithms: [KeyAlgorithm] = [.p256, .ed25519]
+}
