@@ -12,6 +12,7 @@
 //   PinVaultStore        SQLite vault, schema and migrations, pepper file, state directory
 //   PinVaultProtocol     Varlink wire format: framing, JSON, messages, limits (no I/O)
 //   PinVaultSSHProtocol  ssh-agent wire format: framing, SSH strings, messages, key lines (no I/O)
+//   PinVaultCTAPHID      CTAPHID: 64-byte reports, channels, reassembly; the authenticator interface (no I/O)
 //   PinVaultCore         PIN policy, deny list, lockout schedule (pure values)
 //   PinVaultCrypto       every libsodium call, the secret types, the sealed-seed format
 //   PinVaultSystem       system calls (EINTR once), files, Unix socket addresses, locks
@@ -67,6 +68,9 @@ let package = Package(
             plugins: ["GenerateVarlinkInterface"]
         ),
         .target(name: "PinVaultSSHProtocol"),
+        // CTAPHID (the FIDO HID transport): reports, channels, reassembly, and the
+        // authenticator interface the door calls (no I/O).
+        .target(name: "PinVaultCTAPHID", dependencies: ["PinVaultCrypto"]),
 
         // The vault engine and the transport, side by side; the front door over both.
         .target(
