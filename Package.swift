@@ -184,6 +184,7 @@ let package = Package(
         ),
         .testTarget(name: "PinVaultProtocolTests", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
         .testTarget(name: "PinVaultSSHProtocolTests", dependencies: ["PinVaultSSHProtocol"]),
+        .testTarget(name: "PinVaultCTAPHIDTests", dependencies: ["PinVaultCTAPHID", "PinVaultCrypto"]),
         .testTarget(name: "PinVaultAgentDoorTests", dependencies: ["PinVaultAgentDoor", "PinVaultSSHProtocol", "PinVaultProtocol"]),
         .testTarget(
             name: "PinVaultSSHAgentTests",
