@@ -117,12 +117,15 @@ run: release
 		--config "$(CURDIR)/config/pinvaultd.toml" \
 		--socket "$(RUN_DIR)/io.pinvault.Vault" \
 		--ssh-agent-socket "$(RUN_DIR)/ssh-agent.sock" \
+		--ctaphid-socket "$(RUN_DIR)/ctaphid.sock" \
 		--state-directory "$(RUN_DIR)/state"
 
-# The Python varlink package, for the test that proves any Varlink client works.
+# The Python varlink package, for the test that proves any Varlink client works, and
+# python-fido2, for the tests that speak CTAPHID to the daemon as a FIDO client does.
 venv:
 	@[ -x "$(VENV)/bin/python" ] || $(PYTHON) -m venv "$(VENV)"
 	@"$(VENV)/bin/python" -c 'import varlink' 2>/dev/null || "$(VENV)/bin/pip" install -q varlink
+	@"$(VENV)/bin/python" -c 'import fido2' 2>/dev/null || "$(VENV)/bin/pip" install -q fido2
 
 # As root, the Debian package test runs first (2 to 6 minutes; it needs chroot and
 # mounts), so that swift test's summary stays the last line. Not as root, it is

@@ -80,33 +80,44 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What a door is — framing, message handler, reply route, peer — apart from the
+        // server that serves doors (as NIOCore is apart from NIOPosix).
+        .target(name: "PinVaultDoor", dependencies: ["PinVaultCrypto"]),
         .target(
             name: "PinVaultTransport",
             dependencies: [
-                "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem",
+                "PinVaultDoor", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "PinVaultVarlink",
-            dependencies: ["PinVaultEngine", "PinVaultTransport", "PinVaultProtocol", "PinVaultCore", "PinVaultCrypto"]
+            dependencies: ["PinVaultEngine", "PinVaultDoor", "PinVaultProtocol", "PinVaultCore", "PinVaultCrypto"]
         ),
         // The ssh-agent door over any backend (framing, the switch, session-bind), and
         // pinvaultd's agent socket: that door over the engine.
         .target(
             name: "PinVaultAgentDoor",
-            dependencies: ["PinVaultTransport", "PinVaultSSHProtocol", "PinVaultCrypto", "CPinVaultOpenSSL"]
+            dependencies: ["PinVaultDoor", "PinVaultSSHProtocol", "PinVaultCrypto", "CPinVaultOpenSSL"]
         ),
         .target(
             name: "PinVaultSSHAgent",
-            dependencies: ["PinVaultAgentDoor", "PinVaultEngine", "PinVaultTransport", "PinVaultSSHProtocol", "PinVaultCrypto"]
+            dependencies: ["PinVaultAgentDoor", "PinVaultEngine", "PinVaultDoor", "PinVaultSSHProtocol", "PinVaultCrypto"]
+        ),
+
+        // The CTAPHID door: 64-byte reports per connection, each a virtual FIDO device, over
+        // any authenticator.
+        .target(
+            name: "PinVaultCTAPHIDDoor",
+            dependencies: ["PinVaultCTAPHID", "PinVaultDoor", "PinVaultCrypto", "PinVaultSystem"]
         ),
 
         // The daemon: configuration, start-up, the composition root; and its executable.
         .target(
             name: "PinVaultDaemon",
             dependencies: [
-                "PinVaultVarlink", "PinVaultSSHAgent", "PinVaultAgentDoor", "PinVaultEngine", "PinVaultTransport", "PinVaultStore",
+                "PinVaultVarlink", "PinVaultSSHAgent", "PinVaultAgentDoor", "PinVaultCTAPHIDDoor", "PinVaultCTAPHID", "PinVaultDoor",
+                "PinVaultEngine", "PinVaultTransport", "PinVaultStore",
                 "PinVaultConfiguration",
                 "PinVaultCore", "PinVaultCrypto", "PinVaultSystem",
                 .product(name: "Logging", package: "swift-log"),
@@ -118,7 +129,7 @@ let package = Package(
         .target(
             name: "PinVaultUserAgent",
             dependencies: [
-                "PinVaultAgentDoor", "PinVaultClient", "PinVaultConfiguration", "PinVaultTransport", "PinVaultSSHProtocol",
+                "PinVaultAgentDoor", "PinVaultClient", "PinVaultConfiguration", "PinVaultDoor", "PinVaultTransport", "PinVaultSSHProtocol",
                 "PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem", .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -146,7 +157,7 @@ let package = Package(
         .target(
             name: "PinVaultEmbedded",
             dependencies: [
-                "PinVaultDaemon", "PinVaultTransport", "PinVaultStore", "PinVaultCore", "PinVaultCrypto",
+                "PinVaultDaemon", "PinVaultDoor", "PinVaultTransport", "PinVaultStore", "PinVaultCore", "PinVaultCrypto",
                 "PinVaultSystem", .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -168,7 +179,7 @@ let package = Package(
         .executableTarget(
             name: "pinvault-fuzz",
             dependencies: [
-                "PinVaultEmbedded", "PinVaultTransport", "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultCrypto", "PinVaultSystem",
+                "PinVaultEmbedded", "PinVaultDoor", "PinVaultTransport", "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultCrypto", "PinVaultSystem",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Fuzz/pinvault-fuzz"
@@ -188,7 +199,7 @@ let package = Package(
         .testTarget(name: "PinVaultAgentDoorTests", dependencies: ["PinVaultAgentDoor", "PinVaultSSHProtocol", "PinVaultProtocol"]),
         .testTarget(
             name: "PinVaultSSHAgentTests",
-            dependencies: ["PinVaultEmbedded", "PinVaultSSHProtocol", "PinVaultTransport", "PinVaultCrypto"]
+            dependencies: ["PinVaultEmbedded", "PinVaultSSHProtocol", "PinVaultDoor", "PinVaultTransport", "PinVaultCrypto"]
         ),
         .testTarget(
             name: "PinVaultEngineTests",
@@ -199,12 +210,12 @@ let package = Package(
         ),
         .testTarget(
             name: "PinVaultTransportTests",
-            dependencies: ["PinVaultTransport", "PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem"]
+            dependencies: ["PinVaultTransport", "PinVaultDoor", "PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem"]
         ),
         .testTarget(
             name: "PinVaultVarlinkTests",
             dependencies: [
-                "PinVaultVarlink", "PinVaultEmbedded", "PinVaultEngine", "PinVaultTransport", "PinVaultProtocol",
+                "PinVaultVarlink", "PinVaultEmbedded", "PinVaultEngine", "PinVaultDoor", "PinVaultTransport", "PinVaultProtocol",
                 "PinVaultCrypto", "PinVaultClient",
             ]
         ),

@@ -1,5 +1,8 @@
 import Logging
+import PinVaultCTAPHID
+import PinVaultCTAPHIDDoor
 import PinVaultCrypto
+import PinVaultDoor
 import PinVaultEngine
 import PinVaultAgentDoor
 import PinVaultSSHAgent
@@ -20,6 +23,8 @@ public final class VaultAssembly: Sendable {
     public let varlink: VarlinkFrontDoor
     /// The ssh-agent door, over the same engine (its sessions).
     public let sshAgent: SSHAgentDoor
+    /// The CTAPHID door (passkeys), over the authenticator.
+    public let ctaphid: CTAPHIDDoor
 
     /// Starts the engine's pools for `configuration` (the store and pepper stay the
     /// caller's: it closes the store after `shutdown`). `now` is the wall clock in
@@ -42,6 +47,7 @@ public final class VaultAssembly: Sendable {
             version: PinVaultVersion.current, maxMessageBytes: configuration.server.maxMessageBytes
         )
         sshAgent = SSHAgentFrontDoor.make(engine: engine)
+        ctaphid = CTAPHIDDoor(authenticator: NoCTAP2Commands())
     }
 
     /// Stops the engine's pools (queued work runs or is dropped if cancelled) and ends

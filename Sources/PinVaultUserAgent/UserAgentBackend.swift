@@ -5,7 +5,7 @@ import PinVaultAgentDoor
 import PinVaultClient
 import PinVaultCrypto
 import PinVaultSSHProtocol
-import PinVaultTransport
+import PinVaultDoor
 import Synchronization
 
 /// The keys behind the per-user agent: pinvaultd, reached over Varlink as the user.
