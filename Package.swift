@@ -196,6 +196,14 @@ let package = Package(
         .testTarget(name: "PinVaultProtocolTests", dependencies: ["PinVaultProtocol", "PinVaultCrypto"]),
         .testTarget(name: "PinVaultSSHProtocolTests", dependencies: ["PinVaultSSHProtocol"]),
         .testTarget(name: "PinVaultCTAPHIDTests", dependencies: ["PinVaultCTAPHID", "PinVaultCrypto"]),
+        // The CTAPHID door on the real event loop and socket, before a scripted authenticator.
+        .testTarget(
+            name: "PinVaultCTAPHIDDoorTests",
+            dependencies: [
+                "PinVaultCTAPHIDDoor", "PinVaultCTAPHID", "PinVaultDoor", "PinVaultTransport", "PinVaultCrypto", "PinVaultSystem",
+                "PinVaultTestKit", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "PinVaultAgentDoorTests", dependencies: ["PinVaultAgentDoor", "PinVaultSSHProtocol", "PinVaultProtocol"]),
         .testTarget(
             name: "PinVaultSSHAgentTests",
