@@ -179,7 +179,8 @@ let package = Package(
         .executableTarget(
             name: "pinvault-fuzz",
             dependencies: [
-                "PinVaultEmbedded", "PinVaultDoor", "PinVaultTransport", "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultCrypto", "PinVaultSystem",
+                "PinVaultEmbedded", "PinVaultDoor", "PinVaultTransport", "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultCTAPHID",
+                "PinVaultCrypto", "PinVaultSystem",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Fuzz/pinvault-fuzz"

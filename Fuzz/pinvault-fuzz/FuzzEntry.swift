@@ -8,6 +8,7 @@ public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
     case .vault: FuzzHarness.run(input)
     case .transport: TransportHarness.run(input)
     case .sshData: SignedDataCheck.run(input)
+    case .ctaphid: CTAPHIDCheck.run(input)
     }
     return 0
 }
@@ -15,12 +16,14 @@ public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
 /// Which harness the inputs go to: `PINVAULT_FUZZ_TARGET=transport` for the event
 /// loop over socketpairs (`TransportHarness`, corpus `Fuzz/corpus-transport`);
 /// `ssh-data` for the parsers of what an ssh key signs (`SignedDataCheck`, corpus
-/// `Fuzz/corpus-ssh-data`); unset or `vault` for frames straight into the door
+/// `Fuzz/corpus-ssh-data`); `ctaphid` for the CTAPHID device (`CTAPHIDCheck`, corpus
+/// `Fuzz/corpus-ctaphid`); unset or `vault` for frames straight into the door
 /// (`FuzzHarness`, corpus `Fuzz/corpus`).
 enum FuzzTarget {
     case vault
     case transport
     case sshData
+    case ctaphid
 
     static let current: FuzzTarget = {
         guard let name = getenv("PINVAULT_FUZZ_TARGET").map({ String(cString: $0) }) else { return .vault }
@@ -28,7 +31,8 @@ enum FuzzTarget {
         case "vault", "": return .vault
         case "transport": return .transport
         case "ssh-data": return .sshData
-        default: FuzzHarness.trap("PINVAULT_FUZZ_TARGET is vault, transport or ssh-data, not \(name)")
+        case "ctaphid": return .ctaphid
+        default: FuzzHarness.trap("PINVAULT_FUZZ_TARGET is vault, transport, ssh-data or ctaphid, not \(name)")
         }
     }()
 }

@@ -57,6 +57,12 @@ final class FuzzRegressionTests: XCTestCase {
         try replay(corpus: "Fuzz/corpus-ssh-data", target: "ssh-data", atLeast: 15)
     }
 
+    /// The ctaphid target's seeds: INIT, PING, CBOR with KEEPALIVE and CANCEL, bad
+    /// sequences, timeouts, channel exhaustion, oversize lengths, through the CTAPHID device.
+    func testCTAPHIDCorpus_replaysThroughTheDevice_withoutATrap() throws {
+        try replay(corpus: "Fuzz/corpus-ctaphid", target: "ctaphid", atLeast: 15)
+    }
+
     private func replay(corpus relativePath: String, target: String, atLeast minimum: Int) throws {
         let tests = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         let binary = tests.deletingLastPathComponent().appendingPathComponent("pinvault-fuzz").path
