@@ -69,11 +69,13 @@ public final class CTAPHIDClient {
         return report
     }
 
-    /// The next whole message; KEEPALIVEs are counted into `keepalives` and skipped.
+    /// The next whole message; KEEPALIVEs are counted into `keepalives` and skipped, up to
+    /// 300 of them (30 s of a request that never ends: then it throws, rather than wait on).
     public func receiveMessage(keepalives: inout [UInt8]) throws -> Message {
         var first = try receiveReport()
         while first[4] == 0xBB {
             keepalives.append(first[7])
+            guard keepalives.count <= 300 else { throw TestKitError("300 KEEPALIVEs and no answer") }
             first = try receiveReport()
         }
         guard first[4] & 0x80 != 0 else { throw TestKitError("a continuation report where a message begins: \(first)") }
