@@ -24,6 +24,7 @@
 #   make fuzz-transport  libFuzzer over the real event loop on socketpairs (FUZZ_SECONDS; docs/FUZZING.md)
 #   make fuzz-ssh-data   libFuzzer over the parsers of what an ssh key signs (FUZZ_SECONDS)
 #   make fuzz-cbor       libFuzzer over CTAP's CBOR decoder and canonical encoder (FUZZ_SECONDS)
+#   make fuzz-ctaphid    libFuzzer over the CTAPHID device: reports, channels, timeouts (FUZZ_SECONDS)
 #   make sanitize  the unit and integration tests under AddressSanitizer, then ThreadSanitizer
 #   make bench  release pinvaultd beside raw Argon2id and ssh-agent; rewrites BENCHMARKS.md
 #               (~3 min; BENCH_QUICK=1 for a ~1 min check of the harness)
@@ -54,7 +55,7 @@ DEB_PACKAGES   := debhelper dpkg-dev lintian mmdebstrap
 SSH_TEST_PACKAGES := openssh-server
 
 .PHONY: all deps test-deps apt-packages ssh-server-quiet build release release-daemon run test soak crash-sweep venv clean
-.PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport fuzz-ssh-data fuzz-cbor sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
+.PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport fuzz-ssh-data fuzz-cbor fuzz-ctaphid sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
 .PHONY: lib lib-test lib-fuzz stage stage-sanitized pkcs11 pkcs11-test install-c uninstall-c
 
 all: build
@@ -128,6 +129,7 @@ run: release
 		--config "$(CURDIR)/config/pinvaultd.toml" \
 		--socket "$(RUN_DIR)/io.pinvault.Vault" \
 		--ssh-agent-socket "$(RUN_DIR)/ssh-agent.sock" \
+		--ctaphid-socket "$(RUN_DIR)/ctaphid.sock" \
 		--state-directory "$(RUN_DIR)/state"
 
 # The Python varlink package, for the test that proves any Varlink client works; Yubico's
@@ -393,6 +395,15 @@ fuzz-cbor: fuzz-build
 	PINVAULT_FUZZ_TARGET=cbor .build-fuzz/debug/pinvault-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
 		-max_len=8192 -print_final_stats=1 -artifact_prefix=.build-fuzz/findings-cbor/ \
 		.build-fuzz/corpus-cbor Fuzz/corpus-cbor
+
+# The CTAPHID device (CTAPHIDCheck): malformed reports, wrong sequence numbers, INITs in a
+# loop, oversize lengths, late and unwanted replies, checked after every step; at the end
+# it still answers INIT and PING. Fuzz/corpus-ctaphid holds the seeds, which make test replays.
+fuzz-ctaphid: fuzz-build
+	@mkdir -p .build-fuzz/corpus-ctaphid .build-fuzz/findings-ctaphid
+	PINVAULT_FUZZ_TARGET=ctaphid .build-fuzz/debug/pinvault-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+		-max_len=8192 -print_final_stats=1 -artifact_prefix=.build-fuzz/findings-ctaphid/ \
+		.build-fuzz/corpus-ctaphid Fuzz/corpus-ctaphid
 
 # The tests of the protocol, the crypto, the daemon's units and the daemon as a real
 # process, under each sanitizer, with the adversarial suites where the concurrency is:

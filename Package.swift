@@ -64,26 +64,36 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What a door is — framing, message handler, reply route, peer — apart from the
+        // server that serves doors (as NIOCore is apart from NIOPosix).
+        .target(name: "PinVaultDoor", dependencies: ["PinVaultCrypto"]),
         .target(
             name: "PinVaultTransport",
             dependencies: [
-                "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem",
+                "PinVaultDoor", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "PinVaultVarlink",
-            dependencies: ["PinVaultEngine", "PinVaultTransport", "PinVaultProtocol", "PinVaultCore", "PinVaultCrypto"]
+            dependencies: ["PinVaultEngine", "PinVaultDoor", "PinVaultProtocol", "PinVaultCore", "PinVaultCrypto"]
         ),
         // The ssh-agent door over any backend (framing, the switch, session-bind), and
         // pinvaultd's agent socket: that door over the engine.
         .target(
             name: "PinVaultAgentDoor",
-            dependencies: ["PinVaultTransport", "PinVaultSSHProtocol", "PinVaultCrypto", "CPinVaultOpenSSL"]
+            dependencies: ["PinVaultDoor", "PinVaultSSHProtocol", "PinVaultCrypto", "CPinVaultOpenSSL"]
         ),
         .target(
             name: "PinVaultSSHAgent",
-            dependencies: ["PinVaultAgentDoor", "PinVaultEngine", "PinVaultTransport", "PinVaultSSHProtocol", "PinVaultCrypto"]
+            dependencies: ["PinVaultAgentDoor", "PinVaultEngine", "PinVaultDoor", "PinVaultSSHProtocol", "PinVaultCrypto"]
+        ),
+
+        // The CTAPHID door: 64-byte reports per connection, each a virtual FIDO device, over
+        // any authenticator.
+        .target(
+            name: "PinVaultCTAPHIDDoor",
+            dependencies: ["PinVaultCTAPHID", "PinVaultDoor", "PinVaultCrypto", "PinVaultSystem"]
         ),
 
         // The security key: CTAP 2.1 over the engine, behind the CTAPHID door's seam.
@@ -96,7 +106,9 @@ let package = Package(
         .target(
             name: "PinVaultDaemon",
             dependencies: [
-                "PinVaultVarlink", "PinVaultSSHAgent", "PinVaultAgentDoor", "PinVaultEngine", "PinVaultTransport", "PinVaultStore",
+                "PinVaultVarlink", "PinVaultSSHAgent", "PinVaultAgentDoor", "PinVaultCTAPHIDDoor", "PinVaultCTAPHID", "PinVaultWebAuthn",
+                "PinVaultDoor",
+                "PinVaultEngine", "PinVaultTransport", "PinVaultStore",
                 "PinVaultConfiguration",
                 "PinVaultCore", "PinVaultCrypto", "PinVaultSystem",
                 .product(name: "Logging", package: "swift-log"),
@@ -108,7 +120,7 @@ let package = Package(
         .target(
             name: "PinVaultUserAgent",
             dependencies: [
-                "PinVaultAgentDoor", "PinVaultClient", "PinVaultConfiguration", "PinVaultTransport", "PinVaultSSHProtocol",
+                "PinVaultAgentDoor", "PinVaultClient", "PinVaultConfiguration", "PinVaultDoor", "PinVaultTransport", "PinVaultSSHProtocol",
                 "PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem", .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -136,7 +148,7 @@ let package = Package(
         .target(
             name: "PinVaultEmbedded",
             dependencies: [
-                "PinVaultDaemon", "PinVaultTransport", "PinVaultStore", "PinVaultCore", "PinVaultCrypto",
+                "PinVaultDaemon", "PinVaultDoor", "PinVaultTransport", "PinVaultStore", "PinVaultCore", "PinVaultCrypto",
                 "PinVaultSystem", .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -158,8 +170,8 @@ let package = Package(
         .executableTarget(
             name: "pinvault-fuzz",
             dependencies: [
-                "PinVaultEmbedded", "PinVaultTransport", "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultCBOR",
-                "PinVaultCrypto", "PinVaultSystem", .product(name: "Logging", package: "swift-log"),
+                "PinVaultEmbedded", "PinVaultDoor", "PinVaultTransport", "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultCBOR",
+                "PinVaultCTAPHID", "PinVaultCrypto", "PinVaultSystem", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Fuzz/pinvault-fuzz"
         ),
@@ -182,10 +194,19 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PinVaultSSHProtocolTests", dependencies: ["PinVaultSSHProtocol", "PinVaultCrypto"]),
+        .testTarget(name: "PinVaultCTAPHIDTests", dependencies: ["PinVaultCTAPHID", "PinVaultCrypto"]),
+        // The CTAPHID door on the real event loop and socket, before a scripted authenticator.
+        .testTarget(
+            name: "PinVaultCTAPHIDDoorTests",
+            dependencies: [
+                "PinVaultCTAPHIDDoor", "PinVaultCTAPHID", "PinVaultDoor", "PinVaultTransport", "PinVaultCrypto", "PinVaultSystem",
+                "PinVaultTestKit", .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "PinVaultAgentDoorTests", dependencies: ["PinVaultAgentDoor", "PinVaultSSHProtocol", "PinVaultProtocol"]),
         .testTarget(
             name: "PinVaultSSHAgentTests",
-            dependencies: ["PinVaultEmbedded", "PinVaultSSHProtocol", "PinVaultTransport", "PinVaultCrypto"]
+            dependencies: ["PinVaultEmbedded", "PinVaultSSHProtocol", "PinVaultDoor", "PinVaultTransport", "PinVaultCrypto"]
         ),
         .testTarget(
             name: "PinVaultEngineTests",
@@ -196,12 +217,12 @@ let package = Package(
         ),
         .testTarget(
             name: "PinVaultTransportTests",
-            dependencies: ["PinVaultTransport", "PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem"]
+            dependencies: ["PinVaultTransport", "PinVaultDoor", "PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem"]
         ),
         .testTarget(
             name: "PinVaultVarlinkTests",
             dependencies: [
-                "PinVaultVarlink", "PinVaultEmbedded", "PinVaultEngine", "PinVaultTransport", "PinVaultProtocol",
+                "PinVaultVarlink", "PinVaultEmbedded", "PinVaultEngine", "PinVaultDoor", "PinVaultTransport", "PinVaultProtocol",
                 "PinVaultCrypto", "PinVaultClient",
             ]
         ),

@@ -28,7 +28,8 @@ import sys
 EXTERNAL = {"Logging", "ArgumentParser"}
 
 # The front doors, by protocol: modules of one door may import each other, never another's.
-DOORS = {"PinVaultVarlink": "Varlink", "PinVaultSSHAgent": "ssh-agent", "PinVaultAgentDoor": "ssh-agent"}
+DOORS = {"PinVaultVarlink": "Varlink", "PinVaultSSHAgent": "ssh-agent", "PinVaultAgentDoor": "ssh-agent",
+         "PinVaultCTAPHIDDoor": "CTAPHID", "PinVaultWebAuthn": "CTAPHID"}
 # The engine and what it stands on: no door, no transport, no daemon.
 ENGINE_SIDE = {"PinVaultEngine", "PinVaultStore", "PinVaultCore"}
 # The client side: the wire format and the user's own agent, never the daemon's modules.

@@ -1,3 +1,4 @@
+import PinVaultDoor
 import PinVaultEmbedded
 import PinVaultSSHProtocol
 import PinVaultTransport

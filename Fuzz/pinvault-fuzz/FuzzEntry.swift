@@ -9,6 +9,7 @@ public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
     case .transport: TransportHarness.run(input)
     case .sshData: SignedDataCheck.run(input)
     case .cbor: CBORCheck.run(input)
+    case .ctaphid: CTAPHIDCheck.run(input)
     }
     return 0
 }
@@ -17,13 +18,15 @@ public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
 /// loop over socketpairs (`TransportHarness`, corpus `Fuzz/corpus-transport`);
 /// `ssh-data` for the parsers of what an ssh key signs (`SignedDataCheck`, corpus
 /// `Fuzz/corpus-ssh-data`); `cbor` for CTAP's CBOR decoder and canonical encoder
-/// (`CBORCheck`, corpus `Fuzz/corpus-cbor`); unset or `vault` for frames straight into the door
+/// (`CBORCheck`, corpus `Fuzz/corpus-cbor`); `ctaphid` for the CTAPHID device
+/// (`CTAPHIDCheck`, corpus `Fuzz/corpus-ctaphid`); unset or `vault` for frames straight into the door
 /// (`FuzzHarness`, corpus `Fuzz/corpus`).
 enum FuzzTarget {
     case vault
     case transport
     case sshData
     case cbor
+    case ctaphid
 
     static let current: FuzzTarget = {
         guard let name = getenv("PINVAULT_FUZZ_TARGET").map({ String(cString: $0) }) else { return .vault }
@@ -32,7 +35,8 @@ enum FuzzTarget {
         case "transport": return .transport
         case "ssh-data": return .sshData
         case "cbor": return .cbor
-        default: FuzzHarness.trap("PINVAULT_FUZZ_TARGET is vault, transport, ssh-data or cbor, not \(name)")
+        case "ctaphid": return .ctaphid
+        default: FuzzHarness.trap("PINVAULT_FUZZ_TARGET is vault, transport, ssh-data, cbor or ctaphid, not \(name)")
         }
     }()
 }

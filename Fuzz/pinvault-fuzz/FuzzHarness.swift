@@ -1,4 +1,5 @@
 import Glibc
+import PinVaultDoor
 import PinVaultEmbedded
 import PinVaultProtocol
 import PinVaultTransport

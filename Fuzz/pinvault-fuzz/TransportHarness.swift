@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import PinVaultDoor
 import PinVaultEmbedded
 import PinVaultProtocol
 import PinVaultSystem

@@ -1,5 +1,6 @@
 import Glibc
 import PinVaultCrypto
+import PinVaultDoor
 import PinVaultProtocol
 import PinVaultTransport
 

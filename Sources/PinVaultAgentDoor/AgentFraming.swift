@@ -1,5 +1,5 @@
 import PinVaultSSHProtocol
-import PinVaultTransport
+import PinVaultDoor
 
 /// The ssh-agent framing for the transport: a 4-byte big-endian length before each
 /// message, at most `SSHAgentLimits.maxMessageBytes` (`SSHAgentFrameReader`). A bad

@@ -1,5 +1,5 @@
 import PinVaultSSHProtocol
-import PinVaultTransport
+import PinVaultDoor
 
 /// What an ssh-agent door asks of the keys behind it: the daemon's engine (pinvaultd's
 /// agent socket) or pinvaultd itself over Varlink (the per-user agent). Each answers

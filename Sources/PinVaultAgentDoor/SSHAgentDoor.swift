@@ -1,6 +1,6 @@
 import Dispatch
 import PinVaultSSHProtocol
-import PinVaultTransport
+import PinVaultDoor
 import Synchronization
 
 /// An ssh-agent front door (OpenSSH's PROTOCOL.agent) over a backend: pinvaultd's

@@ -73,6 +73,14 @@ public enum Daemon {
             }
             configuration.sshAgent.socketPath = agentPath
         }
+        if let ctaphidPath = options.ctaphidSocketPath {
+            guard ctaphidPath.isEmpty || (ctaphidPath.hasPrefix("/") && ctaphidPath.utf8.count <= 107) else {
+                throw ConfigurationError(
+                    file: "--ctaphid-socket", reason: "must be an absolute path of at most 107 bytes, or \"\" for none"
+                )
+            }
+            configuration.webAuthn.socketPath = ctaphidPath
+        }
         // Flag, then file, then systemd's StateDirectory= (the first, when it lists
         // several), then the fallback.
         let systemd = ProcessEnvironment.value("STATE_DIRECTORY")
@@ -161,9 +169,7 @@ public enum Daemon {
         )
         defer { vault.shutdown() }
         let server = try Server(
-            doors: listeners.map { listener in
-                Server.Door(listener: listener.socket, handler: listener.protocol == .sshAgent ? vault.sshAgent : vault.varlink)
-            },
+            doors: listeners.map { Server.Door(listener: $0.socket, handler: $0.door.handler(vault)) },
             limits: limits,
             stats: vault.serverStats,
             notifier: notifier,
@@ -176,7 +182,8 @@ public enum Daemon {
             + "memlimit \(kdf.parameters.memlimit >> 20) MiB, \(vault.engine.kdfThreadCount) in parallel"
         logger.notice("pinvaultd \(PinVaultVersion.current) ready", metadata: [
             "socket": "\(configuration.server.socketPath)",
-            "sshAgentSocket": "\(listeners.contains { $0.protocol == .sshAgent } ? configuration.sshAgent.socketPath : "none")",
+            "sshAgentSocket": "\(served("ssh-agent", listeners, configuration))",
+            "ctaphidSocket": "\(served("ctaphid", listeners, configuration))",
             "state": "\(stateDirectory)",
         ])
         notifier.ready(status: status)
@@ -248,64 +255,58 @@ public enum Daemon {
         }
     }
 
-    /// Which protocol a listening socket serves.
-    enum SocketProtocol: Equatable {
-        case varlink, sshAgent
+    /// The path a door listens on, for the ready message: "none" when it serves nothing.
+    private static func served(
+        _ name: String, _ listeners: [(socket: UnixListener, door: DoorEntry)], _ configuration: DaemonConfiguration
+    ) -> String {
+        guard let door = listeners.first(where: { $0.door.name == name })?.door else { return "none" }
+        return door.path(configuration)
     }
 
-    /// The inherited sockets under socket activation, else the configured paths: the
-    /// Varlink socket, and the agent's unless `ssh_agent.socket_path` is "". An
-    /// inherited socket serves the agent when systemd named it `ssh-agent`
-    /// (`FileDescriptorName=`, a socket unit of its own), or, named otherwise but not
-    /// `varlink`, when it is bound to `ssh_agent.socket_path`: one socket unit names
-    /// all its sockets alike, so the shipped pinvaultd.socket, which lists both, is
-    /// told apart by path.
     /// The paths pinvaultd binds itself (none when systemd passes the sockets), each
-    /// claimed: the ssh-agent socket's, then the Varlink socket's.
-    private static func claim(_ configuration: DaemonConfiguration, unlessActivated: Bool = true) throws -> [UnixListener.Claim] {
+    /// claimed with its door, in the registry's order: the Varlink socket's last.
+    private static func claim(
+        _ configuration: DaemonConfiguration, unlessActivated: Bool = true
+    ) throws -> [(claim: UnixListener.Claim, door: DoorEntry)] {
         if unlessActivated && SocketActivation.isActive { return [] }
         do {
-            let agent = configuration.sshAgent.socketPath
-            return try ((agent.isEmpty ? [] : [agent]) + [configuration.server.socketPath]).map { path throws(ListenerError) in
-                try UnixListener.claim(path: path)
+            return try DoorRegistry.doors.compactMap { door throws(ListenerError) -> (claim: UnixListener.Claim, door: DoorEntry)? in
+                let path = door.path(configuration)
+                return path.isEmpty ? nil : (try UnixListener.claim(path: path), door)
             }
         } catch {
             throw StartupError("\(error)")
         }
     }
 
+    /// The inherited sockets under socket activation, each with the door it serves
+    /// (`DoorRegistry.door`), else every door's claimed path, bound.
     private static func listen(
-        _ configuration: DaemonConfiguration, claims: [UnixListener.Claim], logger: Logger
-    ) throws -> [(socket: UnixListener, protocol: SocketProtocol)] {
+        _ configuration: DaemonConfiguration, claims: [(claim: UnixListener.Claim, door: DoorEntry)], logger: Logger
+    ) throws -> [(socket: UnixListener, door: DoorEntry)] {
         do {
             let inherited = SocketActivation.inheritedSockets()
             if !inherited.isEmpty {
                 logger.info("using \(inherited.count) socket(s) from systemd")
-                // With the agent off (socket_path = ""), its socket is still told apart by
-                // the shipped path: a unit left unchanged must not get Varlink served on it.
-                let agentPath = configuration.sshAgent.socketPath
-                let knownAgentPath = agentPath.isEmpty ? DaemonConfiguration.SSHAgent().socketPath : agentPath
                 return try inherited.map { socket in
                     let path = InheritedSocketPath.of(socket.fd)
-                    let isAgent = socket.name == "ssh-agent" || (socket.name != "varlink" && path == knownAgentPath)
-                    if isAgent && agentPath.isEmpty {
+                    let door = DoorRegistry.door(forSocketNamed: socket.name, boundTo: path, configuration)
+                    // A door turned off is still told apart by its shipped path: a unit left
+                    // unchanged must not get Varlink served on its socket.
+                    if door.path(configuration).isEmpty {
                         throw StartupError(
-                            "systemd passed the ssh-agent socket \(path ?? socket.name), but ssh_agent.socket_path is \"\" "
-                                + "(the agent is off): remove its ListenStream= from pinvaultd.socket, or set socket_path",
+                            "systemd passed the \(door.name) socket \(path ?? socket.name ?? "fd \(socket.fd)"), but \(door.setting) is \"\" "
+                                + "(the door is off): remove its ListenStream= from pinvaultd.socket, or set \(door.setting)",
                             .configuration
                         )
                     }
-                    return (try UnixListener.inherited(fd: socket.fd), isAgent ? .sshAgent : .varlink)
+                    return (try UnixListener.inherited(fd: socket.fd), door)
                 }
             }
-            // The Varlink socket last: once it accepts a connection, every socket is bound
-            // (what a script or test that waits for the daemon waits for).
             let mode = mode_t(configuration.server.socketMode)
             // None claimed when LISTEN_FDS named sockets it could not pass (64 or more).
             let claims = claims.isEmpty ? try claim(configuration, unlessActivated: false) : claims
-            return try claims.map { claim in
-                (try UnixListener.bind(claim, mode: mode), claim.path == configuration.server.socketPath ? .varlink : .sshAgent)
-            }
+            return try claims.map { claimed in (try UnixListener.bind(claimed.claim, mode: mode), claimed.door) }
         } catch let error as StartupError {
             throw error
         } catch {

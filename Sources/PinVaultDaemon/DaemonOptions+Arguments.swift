@@ -16,15 +16,16 @@ extension DaemonOptions {
     /// `pinvaultd --help`.
     public static let help = """
         USAGE: pinvaultd [--config <path>] [--socket <path>] [--ssh-agent-socket <path>]
-                         [--state-directory <path>] [--log-level <level>]
+                         [--ctaphid-socket <path>] [--state-directory <path>] [--log-level <level>]
                          [--exit-on-idle-seconds <seconds>]
 
         Keep PIN-protected signing keys for the applications of this machine.
 
         Serves the Varlink interface io.pinvault.Vault on a Unix socket, and OpenSSH's
-        agent protocol on a second one for the keys its users unlocked. Under systemd
-        socket activation it serves the inherited sockets (FileDescriptorName=ssh-agent
-        for the agent's). Stop it with SIGTERM or SIGINT.
+        agent protocol on a second one for the keys its users unlocked, and CTAPHID (a
+        FIDO security key's reports) on a third. Under systemd socket activation it
+        serves the inherited sockets (FileDescriptorName=ssh-agent for the agent's,
+        ctaphid for CTAPHID's). Stop it with SIGTERM or SIGINT.
 
         OPTIONS:
           --config <path>         Configuration file (default \(DaemonConfiguration.defaultPath)).
@@ -32,6 +33,8 @@ extension DaemonOptions {
           --ssh-agent-socket <path>
                                   ssh-agent socket to listen on (overrides
                                   ssh_agent.socket_path; "" serves none).
+          --ctaphid-socket <path> CTAPHID socket to listen on (overrides
+                                  webauthn.socket; "" serves none).
           --state-directory <path>
                                   State directory (overrides store.state_directory).
           --log-level <level>     trace, debug, info, notice, warning, error or critical.
@@ -44,7 +47,7 @@ extension DaemonOptions {
         """
 
     /// Reads pinvaultd's arguments (without the program name): `--name value` or
-    /// `--name=value`, each option at most once. The daemon takes six options, so
+    /// `--name=value`, each option at most once. The daemon takes seven options, so
     /// they are read here rather than by a parsing library that would bring a
     /// Foundation into the daemon's memory.
     public static func parse(_ arguments: [String]) throws(UsageError) -> Invocation {
@@ -71,6 +74,7 @@ extension DaemonOptions {
             case "--config": options.configPath = try value()
             case "--socket": options.socketPath = try value()
             case "--ssh-agent-socket": options.sshAgentSocketPath = try value()
+            case "--ctaphid-socket": options.ctaphidSocketPath = try value()
             case "--state-directory": options.stateDirectory = try value()
             case "--log-level":
                 let text = try value()

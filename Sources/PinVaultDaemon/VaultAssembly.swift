@@ -1,5 +1,9 @@
+import Glibc
 import Logging
+import PinVaultCTAPHID
+import PinVaultCTAPHIDDoor
 import PinVaultCrypto
+import PinVaultDoor
 import PinVaultEngine
 import PinVaultAgentDoor
 import PinVaultSSHAgent
@@ -7,6 +11,7 @@ import PinVaultStore
 import PinVaultSystem
 import PinVaultTransport
 import PinVaultVarlink
+import PinVaultWebAuthn
 
 /// The one composition root: a configuration's vault — the engine over an open store
 /// and its pepper, and the front doors over the engine. `Daemon` serves the doors on
@@ -20,6 +25,8 @@ public final class VaultAssembly: Sendable {
     public let varlink: VarlinkFrontDoor
     /// The ssh-agent door, over the same engine (its sessions).
     public let sshAgent: SSHAgentDoor
+    /// The CTAPHID door (passkeys), over the authenticator.
+    public let ctaphid: CTAPHIDDoor
 
     /// Starts the engine's pools for `configuration` (the store and pepper stay the
     /// caller's: it closes the store after `shutdown`). `now` is the wall clock in
@@ -42,6 +49,17 @@ public final class VaultAssembly: Sendable {
             version: PinVaultVersion.current, maxMessageBytes: configuration.server.maxMessageBytes
         )
         sshAgent = SSHAgentFrontDoor.make(engine: engine)
+        // The security key's ECDH key for ClientPIN, made once per start, as CTAP's
+        // key agreement key is made once per power-up.
+        let authenticator: EngineAuthenticator
+        do {
+            authenticator = try EngineAuthenticator(engine: engine)
+        } catch let error as SystemError {
+            throw error
+        } catch {
+            throw SystemError(call: "the security key's key agreement (\(error))", errno: EIO)
+        }
+        ctaphid = CTAPHIDDoor(authenticator: authenticator)
     }
 
     /// Stops the engine's pools (queued work runs or is dropped if cancelled) and ends

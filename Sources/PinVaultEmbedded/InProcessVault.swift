@@ -2,6 +2,7 @@ import Logging
 import PinVaultCore
 import PinVaultCrypto
 import PinVaultDaemon
+import PinVaultDoor
 import PinVaultStore
 import PinVaultSystem
 import PinVaultTransport

@@ -2,7 +2,7 @@ import PinVaultAgentDoor
 import PinVaultCrypto
 import PinVaultEngine
 import PinVaultSSHProtocol
-import PinVaultTransport
+import PinVaultDoor
 
 /// pinvaultd's ssh-agent socket (docs/ARCHITECTURE.md): the ssh-agent door
 /// (`SSHAgentDoor`: framing, the switch, `session-bind@openssh.com`) over the engine.

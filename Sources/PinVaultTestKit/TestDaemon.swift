@@ -6,7 +6,7 @@ import Glibc
 ///
 /// Layout under a fresh directory (`/tmp/pinvault-test-XXXXXX` unless told; 0711, so
 /// that a client running as another uid can reach the socket but nothing else):
-/// `sock/io.pinvault.Vault` and `sock/ssh-agent.sock`, `state/`, `pinvaultd.toml` (when
+/// `sock/io.pinvault.Vault`, `sock/ssh-agent.sock` and `sock/ctaphid.sock`, `state/`, `pinvaultd.toml` (when
 /// the configuration is rendered here), `daemon.log` (its stdout and stderr). The daemon
 /// makes `sock/` (0755) and `state/` (0700) itself, unless `makeDirectories` or `owner`
 /// has them made here first.
@@ -23,6 +23,8 @@ public final class TestDaemon {
     /// The ssh-agent socket `standardArguments` ask for (the configuration serves none,
     /// so that no test daemon binds the system's default path).
     public let sshAgentSocketPath: String
+    /// The CTAPHID socket `standardArguments` ask for (the configuration serves none).
+    public let ctaphidSocketPath: String
     public let stateDirectory: String
     public let configPath: String
     public let logPath: String
@@ -44,6 +46,7 @@ public final class TestDaemon {
         "unregister": ["expiry_seconds": "300"],
         "policy": ["deny_list": TestDaemon.tomlString(TestDaemon.denyListPath)],
         "ssh_agent": ["socket_path": "\"\""],
+        "webauthn": ["socket": "\"\""],
     ]
 
     /// The shipped deny list, which the test configuration loads.
@@ -77,6 +80,7 @@ public final class TestDaemon {
         guard chmod(root, 0o711) == 0 else { throw TestKitError("chmod \(root): errno \(errno)") }
         socketPath = root + "/sock/io.pinvault.Vault"
         sshAgentSocketPath = root + "/sock/ssh-agent.sock"
+        ctaphidSocketPath = root + "/sock/ctaphid.sock"
         stateDirectory = root + "/state"
         logPath = root + "/daemon.log"
         self.binary = binary
@@ -174,7 +178,7 @@ public final class TestDaemon {
     public var standardArguments: [String] {
         [
             "--config", configPath, "--socket", socketPath, "--ssh-agent-socket", sshAgentSocketPath,
-            "--state-directory", stateDirectory,
+            "--ctaphid-socket", ctaphidSocketPath, "--state-directory", stateDirectory,
         ] + (logLevel.map { ["--log-level", $0] } ?? [])
     }
 

@@ -1,5 +1,6 @@
 import Glibc
 import PinVaultCrypto
+import PinVaultDoor
 import PinVaultSystem
 
 /// One client connection: who it is, which socket it came through, and its
@@ -99,6 +100,12 @@ struct ConnectionState {
                 reply = ReplyBuffer()
             }
         }
+    }
+
+    /// Copies what a pushing door sent behind the replies waiting in `output`, and zeroes it.
+    mutating func enqueuePush(_ bytes: ReplyBuffer) {
+        bytes.withUnsafeBytes { output.append($0) }
+        bytes.zero()
     }
 
     enum FlushResult { case done, wouldBlock, failed }

@@ -1,4 +1,5 @@
 import Glibc
+import PinVaultDoor
 import PinVaultSystem
 
 /// New connections: who may come in, and how many.
@@ -55,6 +56,11 @@ extension EventLoop {
         connections[connection.id] = connection
         connectionShares.take(1, uid: peer.uid)
         server.stats.connectionOpened()
+        if let pushing = server.doors[door].handler as? any PushingHandler {
+            pushing.connectionOpened(
+                connection.id, peer: peer, outlet: ConnectionOutlet(connection: connection.id, push: pushRoute(for: connection.id))
+            )
+        }
         connection.withState { updateInterest(connection, &$0) }
         return connection.id
     }

@@ -1,5 +1,6 @@
 import Glibc
 import PinVaultCrypto
+import PinVaultDoor
 import PinVaultSystem
 
 /// Reading, handing messages over, writing replies, closing. Each step takes the
@@ -183,6 +184,38 @@ extension EventLoop {
                     guard state.inFlight != nil else { return }
                     complete(&state, now: now)
                     processFrames(connection, &state)
+                }
+            }
+        }
+    }
+
+    /// How a pushing door writes to connection `id` outside a reply (`ConnectionOutlet`).
+    func pushRoute(for id: ConnectionID) -> @Sendable (ReplyBuffer) -> Void {
+        let loop = loopThread
+        return { [pushes = server.pushes, wakeup = server.wakeup] bytes in
+            pushes.push(connection: id, reply: bytes)
+            if pthread_equal(pthread_self(), loop) == 0 {
+                wakeup.signal()
+            }
+        }
+    }
+
+    /// Writes what pushing doors sent outside a reply, behind the replies already queued.
+    mutating func deliverPushes() {
+        while true {
+            let batch = server.pushes.takeAll()
+            if batch.isEmpty { return }
+            for (id, bytes) in batch {
+                // Bytes for a connection that closed are dropped; the buffer zeroes them.
+                guard let connection = connections[id] else {
+                    bytes.zero()
+                    continue
+                }
+                connection.withState { state in
+                    guard state.closeOnceWritten == nil else { return bytes.zero() }
+                    state.enqueuePush(bytes)
+                    guard write(connection, &state) else { return }
+                    updateInterest(connection, &state)
                 }
             }
         }

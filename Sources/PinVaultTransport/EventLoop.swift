@@ -1,5 +1,6 @@
 import CPinVaultSystem
 import Glibc
+import PinVaultDoor
 import PinVaultSystem
 
 /// The event loop's state and its steps: a value that `Server.run` owns on its own
@@ -88,8 +89,14 @@ struct EventLoop: ~Copyable {
             }
         }
         resumeAcceptingIfDue(now: now)
+        // The doors that keep time (CTAPHID's KEEPALIVE): what is due now goes out before
+        // the wait, and the wait ends when the next is due.
+        var timeout = timeoutMilliseconds ?? (acceptPausedUntil == nil ? 500 : 100)
+        if let due = tickDoors(now: now) {
+            timeout = min(timeout, Int32(clamping: max(due - now, 0)))
+        }
+        deliverPushes()
 
-        let timeout = timeoutMilliseconds ?? (acceptPausedUntil == nil ? 500 : 100)
         let ready = try server.epoll.wait(into: events, timeoutMilliseconds: timeout)
         for index in 0..<ready {
             let token = events[index].data.u64
@@ -113,7 +120,18 @@ struct EventLoop: ~Copyable {
             }
         }
         deliverCompletions()
+        deliverPushes()
         return nil
+    }
+
+    /// Gives each door that keeps time the clock; returns the soonest time one wants it again.
+    func tickDoors(now: Int64) -> Int64? {
+        var soonest: Int64?
+        for door in server.doors {
+            guard let pushing = door.handler as? any PushingHandler, let due = pushing.tick(now: now) else { continue }
+            soonest = min(soonest ?? due, due)
+        }
+        return soonest
     }
 
     /// Closes every connection (their messages in flight are cancelled).

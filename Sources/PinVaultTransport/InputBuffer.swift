@@ -1,5 +1,6 @@
 import Glibc
 import PinVaultCrypto
+import PinVaultDoor
 import PinVaultSystem
 
 /// A connection's received bytes, in secret memory because requests carry PINs.

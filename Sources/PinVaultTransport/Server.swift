@@ -2,6 +2,7 @@ import CPinVaultSystem
 import Glibc
 import Logging
 import PinVaultCrypto
+import PinVaultDoor
 import PinVaultSystem
 
 /// Serves sockets: accepts connections on each served socket (a `Door`), reads framed
@@ -37,6 +38,8 @@ public final class Server: Sendable {
     let completions = CompletionQueue()
     /// Descriptors of a handler's own that the loop watches (`LoopDescriptors`).
     public let descriptors: LoopDescriptors
+    /// What pushing doors (`PushingHandler`) wrote to their connections outside a reply.
+    let pushes = CompletionQueue()
     /// Whether work outside the loop still runs or waits (the engine's pools,
     /// unlocked sessions): the server is idle only when this is false.
     let hasWork: @Sendable () -> Bool

@@ -1,4 +1,5 @@
 import Logging
+import PinVaultDoor
 import PinVaultSystem
 
 /// The server's event loop driven by its caller, one turn at a time, on the caller's

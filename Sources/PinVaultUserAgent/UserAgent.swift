@@ -1,6 +1,7 @@
 import Glibc
 import Logging
 import PinVaultAgentDoor
+import PinVaultDoor
 import PinVaultSystem
 import PinVaultTransport
 

@@ -6,6 +6,7 @@ import PinVaultAgentDoor
 import PinVaultClient
 import PinVaultCrypto
 import PinVaultSSHProtocol
+import PinVaultDoor
 import PinVaultTransport
 import Synchronization
 

@@ -1,5 +1,5 @@
 import PinVaultProtocol
-import PinVaultTransport
+import PinVaultDoor
 
 /// Varlink's framing for the transport: a NUL after each message
 /// (`VarlinkFrameReader`), at most `server.max_message_bytes` with its NUL.

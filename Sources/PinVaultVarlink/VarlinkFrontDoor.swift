@@ -1,7 +1,7 @@
 import PinVaultCrypto
 import PinVaultEngine
 import PinVaultProtocol
-import PinVaultTransport
+import PinVaultDoor
 
 /// The Varlink front door: parses each message as a Varlink call, answers
 /// `org.varlink.service` itself, decodes `io.pinvault.Vault` calls into engine requests

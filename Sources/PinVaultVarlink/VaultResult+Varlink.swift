@@ -2,7 +2,7 @@ import PinVaultCore
 import PinVaultCrypto
 import PinVaultEngine
 import PinVaultProtocol
-import PinVaultTransport
+import PinVaultDoor
 
 /// The engine's answers as `io.pinvault.Vault` replies: the interface's field names and
 /// encodings (`io.pinvault.Vault.varlink`).

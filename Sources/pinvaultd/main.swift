@@ -2,7 +2,7 @@ import Glibc
 import PinVaultDaemon
 import PinVaultSystem
 
-// pinvaultd [--config PATH] [--socket PATH] [--ssh-agent-socket PATH] [--state-directory PATH]
+// pinvaultd [--config PATH] [--socket PATH] [--ssh-agent-socket PATH] [--ctaphid-socket PATH] [--state-directory PATH]
 //           [--log-level LEVEL] [--exit-on-idle-seconds N]   (DaemonOptions+Arguments.swift)
 
 /// Writes `text` to `fd` whole (the help, the version, a usage error).
@@ -21,6 +21,6 @@ do {
         exit(Daemon.run(options).rawValue)
     }
 } catch {
-    emit("pinvaultd: \(error)\nUsage: pinvaultd [--config <path>] [--socket <path>] [--ssh-agent-socket <path>] [--state-directory <path>] [--log-level <level>] [--exit-on-idle-seconds <seconds>]\nSee 'pinvaultd --help' for more information.\n", to: STDERR_FILENO)
+    emit("pinvaultd: \(error)\nUsage: pinvaultd [--config <path>] [--socket <path>] [--ssh-agent-socket <path>] [--ctaphid-socket <path>] [--state-directory <path>] [--log-level <level>] [--exit-on-idle-seconds <seconds>]\nSee 'pinvaultd --help' for more information.\n", to: STDERR_FILENO)
     exit(64)  // EX_USAGE
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PinVaultCrypto
+import PinVaultDoor
 import PinVaultEmbedded
 import PinVaultSSHProtocol
 import PinVaultTransport

@@ -1,4 +1,5 @@
 import Glibc
+import PinVaultDoor
 import PinVaultProtocol
 import XCTest
 

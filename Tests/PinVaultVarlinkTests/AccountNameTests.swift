@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinVaultDoor
 import PinVaultEmbedded
 import PinVaultTransport
 import XCTest

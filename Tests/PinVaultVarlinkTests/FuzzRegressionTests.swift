@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PinVaultCrypto
+import PinVaultDoor
 import PinVaultEmbedded
 import PinVaultTransport
 import XCTest
@@ -59,6 +60,12 @@ final class FuzzRegressionTests: XCTestCase {
     /// The cbor target's seeds: CTAP requests and the CBOR the decoder refuses.
     func testCBORCorpus_replaysThroughTheCodec_withoutATrap() throws {
         try replay(corpus: "Fuzz/corpus-cbor", target: "cbor", atLeast: 20)
+    }
+
+    /// The ctaphid target's seeds: INIT, PING, CBOR with KEEPALIVE and CANCEL, bad
+    /// sequences, timeouts, channel exhaustion, oversize lengths, through the CTAPHID device.
+    func testCTAPHIDCorpus_replaysThroughTheDevice_withoutATrap() throws {
+        try replay(corpus: "Fuzz/corpus-ctaphid", target: "ctaphid", atLeast: 15)
     }
 
     private func replay(corpus relativePath: String, target: String, atLeast minimum: Int) throws {

@@ -5,6 +5,7 @@ extension DaemonConfiguration {
     /// The sections a configuration may have, in the order they are read.
     static let sectionNames = [
         "server", "access", "store", "kdf", "policy", "lockout", "unregister", "credentials", "sessions", "ssh_agent",
+        "webauthn",
     ]
 
     /// Keys allowed before the first section.
@@ -49,6 +50,7 @@ extension DaemonConfiguration {
         configuration.credentials = try Credentials(section("credentials"))
         configuration.sessions = try Sessions(section("sessions"))
         configuration.sshAgent = try SSHAgent(section("ssh_agent"))
+        configuration.webAuthn = try WebAuthn(section("webauthn"))
         return configuration
     }
 

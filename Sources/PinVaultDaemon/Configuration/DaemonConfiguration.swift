@@ -29,6 +29,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var sessions = Sessions()
     /// `[ssh_agent]`: the OpenSSH agent socket.
     public var sshAgent = SSHAgent()
+    /// `[webauthn]`: the passkey authenticator's CTAPHID socket.
+    public var webAuthn = WebAuthn()
     /// Top-level `log_level`; nil when absent (the daemon's own default then applies).
     public var logLevel: Logger.Level?
 

@@ -35,7 +35,7 @@ final class ShippedConfigurationTests: XCTestCase {
             + DaemonConfiguration.Store.keys + DaemonConfiguration.KDF.keys + DaemonConfiguration.policyKeys
             + DaemonConfiguration.lockoutKeys + DaemonConfiguration.Unregister.keys
             + DaemonConfiguration.Credentials.keys + DaemonConfiguration.Sessions.keys
-            + DaemonConfiguration.SSHAgent.keys
+            + DaemonConfiguration.SSHAgent.keys + DaemonConfiguration.WebAuthn.keys
         for key in allKeys {
             XCTAssertTrue(text.contains("\(key) = "), "config/pinvaultd.toml does not mention \(key)")
         }

@@ -42,7 +42,7 @@ public final class ReplyRoute: Sendable {
     /// does not cancel it.
     public func markOneway() { oneway.store(true, ordering: .releasing) }
 
-    func cancel() { cancelled.store(true, ordering: .releasing) }
+    package func cancel() { cancelled.store(true, ordering: .releasing) }
 
     /// Has `encode` write the reply — one whole frame — into the connection's buffer and
     /// hands it to the loop (a oneway message's reply is not written). Only the first

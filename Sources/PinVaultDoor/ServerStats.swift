@@ -13,7 +13,7 @@ public final class ServerStats: Sendable {
     /// Messages read since the start, over every socket served.
     public var messagesReceived: Int { messages.load(ordering: .relaxed) }
 
-    func connectionOpened() { connections.add(1, ordering: .relaxed) }
-    func connectionClosed() { connections.subtract(1, ordering: .relaxed) }
-    func messageReceived() { messages.add(1, ordering: .relaxed) }
+    package func connectionOpened() { connections.add(1, ordering: .relaxed) }
+    package func connectionClosed() { connections.subtract(1, ordering: .relaxed) }
+    package func messageReceived() { messages.add(1, ordering: .relaxed) }
 }

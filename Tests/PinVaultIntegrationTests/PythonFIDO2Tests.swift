@@ -1,0 +1,69 @@
+import Foundation
+import PinVaultTestKit
+import XCTest
+
+/// Yubico's python-fido2 (PyPI `fido2`) opens pinvaultd's CTAPHID socket as a HID security
+/// key: its `CtapHidDevice` over a `CtapHidConnection` on the Unix socket, 64-byte reports
+/// each way. Its INIT checks the nonce and takes the channel; PING, WINK and a CBOR
+/// message go over it.
+final class PythonFIDO2Tests: DaemonTestCase {
+    private static let script = #"""
+    import json, socket, sys
+    from fido2.hid import CtapHidDevice, CTAPHID, CAPABILITY
+    from fido2.ctap2 import Ctap2
+    from fido2.hid.base import CtapHidConnection, HidDescriptor
+
+    class UnixSocketConnection(CtapHidConnection):
+        def __init__(self, path):
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.settimeout(20)
+            self.sock.connect(path)
+        def write_packet(self, data):
+            assert len(data) == 64, len(data)
+            self.sock.sendall(data)
+        def read_packet(self):
+            data = b""
+            while len(data) < 64:
+                chunk = self.sock.recv(64 - len(data))
+                if not chunk:
+                    raise OSError("the daemon closed the connection")
+                data += chunk
+            return data
+        def close(self):
+            self.sock.close()
+
+    path = sys.argv[1]
+    descriptor = HidDescriptor(path, 0, 0, 64, 64, "PinVault", None)
+    device = CtapHidDevice(descriptor, UnixSocketConnection(path))
+    message = bytes(range(256)) * 4
+    result = {
+        "version": device.version,
+        "cbor": bool(device.capabilities & CAPABILITY.CBOR),
+        "wink": bool(device.capabilities & CAPABILITY.WINK),
+        "nmsg": bool(device.capabilities & CAPABILITY.NMSG),
+        "ping": device.ping(message) == message,
+        "getInfo": sorted(Ctap2(device).get_info().versions),
+    }
+    device.wink()
+    result["winked"] = True
+    device.close()
+    print(json.dumps(result), flush=True)
+    """#
+
+    func testPythonFIDO2OpensTheSocketAsAHIDDevice() throws {
+        try startDaemon()
+        let python = try PythonVarlink.interpreter()
+        let result = try Subprocess.run(python, ["-c", Self.script, daemon.ctaphidSocketPath])
+        XCTAssertEqual(result.status, 0, "python-fido2 (run `make venv`): \(result.description)")
+        let line = try XCTUnwrap(result.standardOutput.split(separator: "\n").last, result.description)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        XCTAssertEqual(object["version"] as? Int, 2)
+        XCTAssertEqual(object["cbor"] as? Bool, true)
+        XCTAssertEqual(object["wink"] as? Bool, true)
+        XCTAssertEqual(object["nmsg"] as? Bool, false, "no CTAP1/U2F messages")
+        XCTAssertEqual(object["ping"] as? Bool, true)
+        XCTAssertEqual(object["winked"] as? Bool, true)
+        // python-fido2's own CTAP2 layer reads the daemon authenticator's GetInfo.
+        XCTAssertEqual(object["getInfo"] as? [String], ["FIDO_2_0", "FIDO_2_1"])
+    }
+}
