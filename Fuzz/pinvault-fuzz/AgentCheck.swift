@@ -51,7 +51,7 @@ enum AgentCheck {
         guard length == reply.count - 4 else { FuzzHarness.trap("an agent reply whose length is not its size") }
         let types = [SSHAgentRequest.Number.failure, SSHAgentRequest.Number.success,
                      SSHAgentRequest.Number.identitiesAnswer, SSHAgentRequest.Number.signResponse,
-                     SSHAgentRequest.Number.extensionFailure]
+                     SSHAgentRequest.Number.extensionFailure, SSHAgentRequest.Number.extensionResponse]
         guard types.contains(reply[4]) else { FuzzHarness.trap("an agent reply of type \(reply[4])") }
         if (reply[4] == SSHAgentRequest.Number.failure || reply[4] == SSHAgentRequest.Number.extensionFailure) && reply.count != 5 {
             FuzzHarness.trap("a failure with a body")
