@@ -326,7 +326,7 @@ if [ "${1:-}" = --inside ]; then
 	in_root install -d -o "$user_uid" -g "$user_uid" -m 0700 /tmp/agent-home
 	unshare --net -- chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin LANG=C.UTF-8 PINVAULT_SOCKET="$socket" \
 		HOME=/tmp/agent-home setpriv --reuid="$user_uid" --regid="$user_uid" --clear-groups -- \
-		/usr/bin/pinvault agent --agent-socket /tmp/agent-home/agent.sock >"$root/tmp/agent.log" 2>&1 &
+		/usr/bin/pinvault agent -D --agent-socket /tmp/agent-home/agent.sock >"$root/tmp/agent.log" 2>&1 &
 	agent_pid=$!
 	tries=0
 	until [ -S "$root/tmp/agent-home/agent.sock" ]; do

@@ -88,12 +88,12 @@ final class NewcomerPathTests: XCTestCase {
         let line = keyLine.standardOutput.trimmingCharacters(in: .newlines)
         XCTAssertTrue(line.hasPrefix("ssh-ed25519 "), line)
 
-        // $ pinvault agent --agent-socket $PWD/run/agent.sock (in a third terminal)
+        // $ pinvault agent -D --agent-socket $PWD/run/agent.sock (in a third terminal)
         let settings = directory.path + "/agent.toml"
         try "[agent]\npinentry = \"\(try writePinentry())\"\n".write(toFile: settings, atomically: true, encoding: .utf8)
         agent = try ChildProcess(
             path: AgentFixture.pinvault,
-            arguments: ["agent", "--agent-socket", agentSocket, "--config", settings],
+            arguments: ["agent", "-D", "--agent-socket", agentSocket, "--config", settings],
             environment: environment.merging(["TERM": "xterm"]) { $1 }, logPath: directory.path + "/agent.log"
         )
         var listed = try run("/usr/bin/ssh-add", ["-l"])
@@ -140,7 +140,7 @@ final class NewcomerPathTests: XCTestCase {
         let session = try XCTUnwrap(readme.range(of: "## A first session").map { readme[$0.upperBound...] })
         let section = String(session[..<(session.range(of: "\n## ")?.lowerBound ?? session.endIndex)])
         for command in [
-            "$ pinvault register $USER --label ssh --purpose ssh", "$ pinvault agent --agent-socket $PWD/run/agent.sock",
+            "$ pinvault register $USER --label ssh --purpose ssh", "$ pinvault agent -D --agent-socket $PWD/run/agent.sock",
             "$ export SSH_AUTH_SOCK=$PWD/run/agent.sock", "$ ssh-add -l", "$ git config gpg.format ssh",
             "$ git config user.signingkey \"key::$(pinvault ssh-key $USER)\"", "$ git config gpg.ssh.allowedSignersFile",
             "$ git commit -S", "$ git log --show-signature -1",
