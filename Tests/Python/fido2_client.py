@@ -3,44 +3,18 @@ pinvaultd's CTAPHID socket) and its Fido2Server as the relying party. The Swift 
 (PasskeyEndToEndTests) starts the daemon, runs this with the socket's path, and reads the
 daemon's List afterwards. Exit status 0 when every step did what CTAP and WebAuthn say;
 a traceback otherwise. The last step leaves one wrong PIN counted."""
-import socket
 import sys
 
 from fido2.client import ClientError, DefaultClientDataCollector, Fido2Client, UserInteraction
 from fido2.ctap import CtapError
 from fido2.ctap2 import ClientPin, Ctap2
-from fido2.hid import CtapHidDevice
-from fido2.hid.base import CtapHidConnection, HidDescriptor
 from fido2.server import Fido2Server
 from fido2.webauthn import (PublicKeyCredentialRpEntity, PublicKeyCredentialUserEntity, ResidentKeyRequirement,
                             UserVerificationRequirement)
 
+from ctaphid_socket import open_device
+
 PIN = "482915"
-
-
-class UnixSocketConnection(CtapHidConnection):
-    """64-byte reports each way over the daemon's Unix socket, as over hidraw."""
-
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(60)
-        self.sock.connect(path)
-
-    def write_packet(self, data):
-        assert len(data) == 64, len(data)
-        self.sock.sendall(data)
-
-    def read_packet(self):
-        data = b""
-        while len(data) < 64:
-            chunk = self.sock.recv(64 - len(data))
-            if not chunk:
-                raise OSError("the daemon closed the connection")
-            data += chunk
-        return data
-
-    def close(self):
-        self.sock.close()
 
 
 class PinInteraction(UserInteraction):
@@ -69,7 +43,7 @@ def expect_error(code, call):
 
 
 path = sys.argv[1]
-device = CtapHidDevice(HidDescriptor(path, 0, 0, 64, 64, "PinVault", None), UnixSocketConnection(path))
+device = open_device(path)
 ctap = Ctap2(device)
 client_pin = ClientPin(ctap)
 client_pin.set_pin(PIN)
