@@ -36,8 +36,8 @@ enum PasskeyBenchmark {
         // Under one token, pinned with the daemon to one CPU.
         let reused = try platform.token(pin)
         let calls = parameters.quick ? 500 : 5_000
-        try CPUPlacement.oneCore.apply(to: [daemonPid, getpid()], cores: cores)
-        defer { try? CPUPlacement.scheduler.apply(to: [daemonPid, getpid()], cores: cores) }
+        try CPUPlacement.oneCore.apply(to: [daemonPid], cores: cores)
+        defer { try? CPUPlacement.scheduler.apply(to: [daemonPid], cores: cores) }
         for _ in 0..<50 { try platform.signIn(rpId: rpId, token: reused, clientDataHash: clientDataHash, presence: false) }
         var rates: [Double] = []
         for _ in 0..<parameters.roundTripRounds {
