@@ -41,6 +41,9 @@ struct BenchmarkRun {
         progress("PKCS#11 signatures (pinvault-pkcs11.so C_Sign, Varlink Sign, SoftHSM2 C_Sign)")
         try PKCS11SignBenchmark.run(daemon: daemon, parameters: parameters, report: report)
 
+        progress("passkeys (CTAPHID: a sign-in with a fresh PIN ÷ raw Argon2id, GetAssertion with a token on one core)")
+        try PasskeyBenchmark.run(daemon: daemon, kdf: kdf, cores: machine.cores, parameters: parameters, report: report)
+
         let clientCount = 2 * machine.cores
         progress("registering \(clientCount) credentials at production cost")
         var clients: [ParallelBenchmark.Client] = []

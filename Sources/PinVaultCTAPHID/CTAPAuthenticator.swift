@@ -13,12 +13,17 @@ public struct CTAPChannel: Hashable, Sendable {
     public let id: UInt32
     public let uid: uid_t
     public let pid: pid_t
+    /// When the device this channel belongs to came into being — its connection was
+    /// accepted — in the door's monotonic milliseconds: CTAP's "power-up", which
+    /// authenticatorReset must follow closely.
+    public let poweredUpAt: Int64
 
-    public init(connection: UInt64, id: UInt32, uid: uid_t, pid: pid_t) {
+    public init(connection: UInt64, id: UInt32, uid: uid_t, pid: pid_t, poweredUpAt: Int64) {
         self.connection = connection
         self.id = id
         self.uid = uid
         self.pid = pid
+        self.poweredUpAt = poweredUpAt
     }
 }
 

@@ -16,6 +16,8 @@ public final class CTAPHIDDoor: PushingHandler {
         var device: CTAPHIDDevice
         let outlet: ConnectionOutlet
         let peer: Peer
+        /// When the connection was accepted (the device's power-up), on `clock`.
+        let openedAt: Int64
     }
 
     private let authenticator: any CTAPAuthenticator
@@ -44,18 +46,19 @@ public final class CTAPHIDDoor: PushingHandler {
         let device = CTAPHIDDevice(limits: limits) {
             RandomBytes.make(count: 4).reduce(0) { $0 << 8 | UInt32($1) }
         }
-        lock.withLock { slots[connection] = Slot(device: device, outlet: outlet, peer: peer) }
+        let openedAt = clock()
+        lock.withLock { slots[connection] = Slot(device: device, outlet: outlet, peer: peer, openedAt: openedAt) }
     }
 
     public func handle(message: UnsafeRawBufferPointer, route: ReplyRoute) -> MessageDisposition {
         let output = ReplyBuffer(capacity: CTAPHID.reportSize)
         let now = clock()
-        let answer: (events: [CTAPHIDDevice.Event], peer: Peer)? = lock.withLock {
+        let answer: (events: [CTAPHIDDevice.Event], slot: Slot)? = lock.withLock {
             guard var slot = slots[route.connection] else { return nil }
             let events = slot.device.receive(message, now: now, output: output)
             slots[route.connection] = slot
             track(route.connection, slot.device)
-            return (events, slot.peer)
+            return (events, slot)
         }
         if output.count > 0 {
             route.send { reply in
@@ -66,7 +69,7 @@ public final class CTAPHIDDoor: PushingHandler {
             route.finishWithoutReply()
         }
         guard let answer else { return .close(reason: "a report for a connection the door does not know") }
-        dispatch(answer.events, connection: route.connection, peer: answer.peer)
+        dispatch(answer.events, connection: route.connection, slot: answer.slot)
         return .accepted
     }
 
@@ -77,9 +80,9 @@ public final class CTAPHIDDoor: PushingHandler {
             for connection in busy {
                 guard var slot = slots[connection] else { continue }
                 let output = ReplyBuffer(capacity: CTAPHID.reportSize)
-                let peer = slot.peer
+                let (peer, openedAt) = (slot.peer, slot.openedAt)
                 let due = slot.device.tick(now: now, output: output) { [authenticator] channel in
-                    authenticator.keepaliveStatus(Self.channel(channel, connection: connection, peer: peer)).rawValue
+                    authenticator.keepaliveStatus(Self.channel(channel, connection: connection, peer: peer, openedAt: openedAt)).rawValue
                 }
                 slots[connection] = slot
                 track(connection, slot.device)
@@ -93,12 +96,12 @@ public final class CTAPHIDDoor: PushingHandler {
     }
 
     public func connectionClosed(_ connection: ConnectionID, peer: Peer) {
-        let events: [CTAPHIDDevice.Event] = lock.withLock {
+        let closed: (events: [CTAPHIDDevice.Event], slot: Slot)? = lock.withLock {
             busy.remove(connection)
-            guard var slot = slots.removeValue(forKey: connection) else { return [] }
-            return slot.device.close()
+            guard var slot = slots.removeValue(forKey: connection) else { return nil }
+            return (slot.device.close(), slot)
         }
-        dispatch(events, connection: connection, peer: peer)
+        if let closed { dispatch(closed.events, connection: connection, slot: closed.slot) }
     }
 
     /// A pending request keeps its connection open past `server.idle_timeout_seconds`.
@@ -111,21 +114,21 @@ public final class CTAPHIDDoor: PushingHandler {
 
     // MARK: -
 
-    private func dispatch(_ events: [CTAPHIDDevice.Event], connection: ConnectionID, peer: Peer) {
+    private func dispatch(_ events: [CTAPHIDDevice.Event], connection: ConnectionID, slot: Slot) {
+        let channel = { (id: UInt32) in Self.channel(id, connection: connection, peer: slot.peer, openedAt: slot.openedAt) }
         for event in events {
             switch event {
             case .cbor(let id, let request):
-                let channel = Self.channel(id, connection: connection, peer: peer)
-                authenticator.cbor(request, on: channel) { [weak self] response in
+                authenticator.cbor(request, on: channel(id)) { [weak self] response in
                     guard let self else { return response.zero() }
                     self.replied(response, connection: connection, channel: id)
                 }
             case .cancel(let id):
-                authenticator.cancel(Self.channel(id, connection: connection, peer: peer))
+                authenticator.cancel(channel(id))
             case .channelClosed(let id):
-                authenticator.channelClosed(Self.channel(id, connection: connection, peer: peer))
+                authenticator.channelClosed(channel(id))
             case .wink(let id):
-                authenticator.wink(Self.channel(id, connection: connection, peer: peer))
+                authenticator.wink(channel(id))
             }
         }
     }
@@ -150,7 +153,7 @@ public final class CTAPHIDDoor: PushingHandler {
         if device.isBusy { busy.insert(connection) } else { busy.remove(connection) }
     }
 
-    private static func channel(_ id: UInt32, connection: ConnectionID, peer: Peer) -> CTAPChannel {
-        CTAPChannel(connection: connection, id: id, uid: peer.uid, pid: peer.pid)
+    private static func channel(_ id: UInt32, connection: ConnectionID, peer: Peer, openedAt: Int64) -> CTAPChannel {
+        CTAPChannel(connection: connection, id: id, uid: peer.uid, pid: peer.pid, poweredUpAt: openedAt)
     }
 }

@@ -87,6 +87,27 @@ extension VaultEngine {
         }
     }
 
+    /// authenticatorReset: the caller's security key deleted as Wipe deletes a credential
+    /// (audited, its sessions and tokens ended), its passkeys with it (the store deletes
+    /// them with their authenticator credential). Nothing to delete is a reset too: CTAP
+    /// answers a reset of a fresh authenticator with success.
+    func securityKeyReset(_ call: Call) {
+        let owner = call.caller.uid
+        onStore(call) { [self] () throws(VaultError) -> VaultResult? in
+            let keys: [CredentialRecord] = try write(call) { writer in
+                let keys = try writer.credentials(ownerUid: owner, user: nil).filter { $0.purpose == .webauthn }
+                for key in keys { _ = try writer.delete(keyId: key.keyId) }
+                return keys
+            }
+            let deleted = keys.map(\.keyId)
+            if !deleted.isEmpty {
+                audit.record(.accountWiped, caller: call.caller, ownerUid: owner, count: deleted.count)
+                endSessions(of: deleted, call: call)
+            }
+            return .wiped(user: keys.first?.user ?? "", deletedKeyIds: deleted, failedAttemptsCleared: 0)
+        }
+    }
+
     /// Ends the channel's token (its channel closed, or was initialised anew).
     public func endSecurityKeyToken(channel: UInt64) {
         securityKeyTokens.end(channel: channel)

@@ -223,6 +223,8 @@ public final class VaultEngine: Sendable {
             securityKeyToken(call, pinHash: pinHash, channel: channel, permissions: permissions, rpId: rpId)
         case .securityKeyChangePin(let pinHash, let newPin):
             securityKeyChangePin(call, pinHash: pinHash, newPin: newPin)
+        case .securityKeyReset:
+            securityKeyReset(call)
         case .makePasskey(let channel, let rpId, let userHandle, let userName, let displayName, let algorithm, let clientDataHash):
             makePasskey(
                 call, channel: channel, rpId: rpId, userHandle: userHandle, userName: userName, displayName: displayName,

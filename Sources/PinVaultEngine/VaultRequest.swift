@@ -58,6 +58,9 @@ public enum VaultRequest: Sendable {
     /// CTAP's changePIN: the current PIN's hash checked as every PIN is, then the security
     /// key re-sealed under the new PIN (itself: the policy applies to it); its tokens end.
     case securityKeyChangePin(pinHash: SecretBytes, newPin: SecretBytes)
+    /// CTAP's authenticatorReset, which the door allows only on a device just made: the
+    /// caller's security key deleted (a Wipe, audited), and every passkey with it.
+    case securityKeyReset
     /// A new discoverable passkey for `rpId` under the channel's token (its first use:
     /// the PIN just typed is the user's presence), self-attested.
     case makePasskey(

@@ -11,10 +11,15 @@ import PinVaultSystem
 ///
 /// Per channel it keeps the pinUvAuthToken's secret (the HMAC key a platform proves it
 /// holds the token with; the engine holds what the token unlocks), its protocol, and the
-/// assertions and credentials the getNext commands hand out. Not done here: Reset
-/// (answered NOT_ALLOWED: use `pinvault wipe`).
+/// assertions and credentials the getNext commands hand out.
+///
+/// Reset wipes the caller's security key and passkeys, but only on a device just made:
+/// within `resetWindowMilliseconds` of its connection's acceptance (`CTAPChannel.poweredUpAt`),
+/// as CTAP allows it only just after power-up; later it is NOT_ALLOWED.
 public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
     private let engine: VaultEngine
+    /// Monotonic milliseconds, the CTAPHID door's clock (`CTAPChannel.poweredUpAt`).
+    private let clock: @Sendable () -> Int64
     private let keyAgreement: KeyAgreementKey
     private let lock: CheckedLock
     private var states: [CTAPChannel: ChannelState] = [:]
@@ -58,8 +63,10 @@ public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
         }
     }
 
-    public init(engine: VaultEngine) throws {
+    /// `clock` must be the CTAPHID door's (monotonic milliseconds).
+    public init(engine: VaultEngine, clock: @escaping @Sendable () -> Int64 = MonotonicClock.milliseconds) throws {
         self.engine = engine
+        self.clock = clock
         keyAgreement = try KeyAgreementKey()
         lock = try CheckedLock()
     }
@@ -103,7 +110,7 @@ public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
             case 0x08: getNextAssertion(state, reply)
             case 0x0A: try credentialManagement(parameters, caller, state, reply)
             case 0x0B: reply(.ok)  // Selection: no button to wait for; the PIN is the presence.
-            case 0x07: reply(.notAllowed)  // Reset: pinvault wipe removes the security key.
+            case 0x07: reset(caller, channel, state, reply)
             default: reply(.invalidCommand)
             }
         } catch {
@@ -182,6 +189,28 @@ public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
         case .invalidChallenge: .invalidParameter
         case .busy, .shuttingDown, .conflict: .other
         default: .other
+        }
+    }
+
+    // MARK: Reset
+
+    /// How long after its power-up a device takes authenticatorReset: CTAP's ten seconds.
+    public static let resetWindowMilliseconds: Int64 = 10_000
+
+    /// authenticatorReset. CTAP allows it only within seconds of power-up, with the user
+    /// present; a device here is a CTAPHID connection, so only a connection accepted at
+    /// most ten seconds ago may reset (a program that opens one to reset at once), and
+    /// any other is NOT_ALLOWED. The engine wipes the caller's security key, its passkeys
+    /// with it, as Wipe deletes a credential (audited, tokens ended).
+    private func reset(_ caller: Caller, _ channel: CTAPChannel, _ state: ChannelState, _ reply: Reply) {
+        let age = clock() - channel.poweredUpAt
+        guard age >= 0, age <= Self.resetWindowMilliseconds else { return reply(.notAllowed) }
+        invalidateToken(state)
+        submit(.securityKeyReset, caller) { result in
+            switch result {
+            case .success: reply(.ok)
+            case .failure(let error): reply(Self.status(of: error))
+            }
         }
     }
 

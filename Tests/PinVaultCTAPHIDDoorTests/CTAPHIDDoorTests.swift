@@ -4,6 +4,7 @@ import Logging
 import PinVaultCTAPHID
 import PinVaultCTAPHIDDoor
 import PinVaultDoor
+import PinVaultSystem
 import PinVaultTestKit
 import PinVaultTransport
 import XCTest
@@ -71,6 +72,30 @@ final class CTAPHIDDoorTests: XCTestCase {
         XCTAssertEqual(request.channel.id, channel)
         XCTAssertEqual(request.channel.uid, getuid())
         XCTAssertEqual(request.channel.pid, getpid())
+    }
+
+    /// Each channel carries its device's power-up, on the door's monotonic clock: the
+    /// moment its connection was accepted, the same for every channel and request of it.
+    func testChannelsCarryTheirConnectionsPowerUp() throws {
+        let before = MonotonicClock.milliseconds()
+        let device = try connect()
+        let channels = [try device.initialize(), try device.initialize()]
+        for channel in channels {
+            try device.send(command: 0x90, channel: channel, payload: [0x04])
+            _ = try device.receiveMessage()
+        }
+        let later = try connect()
+        let laterChannel = try later.initialize()
+        try later.send(command: 0x90, channel: laterChannel, payload: [0x04])
+        _ = try later.receiveMessage()
+        let after = MonotonicClock.milliseconds()
+        let seen = authenticator.recorded.map(\.channel)
+        XCTAssertEqual(seen.count, 3)
+        let poweredUp = seen[0].poweredUpAt
+        XCTAssert((before...after).contains(poweredUp), "\(before) ≤ \(poweredUp) ≤ \(after)")
+        XCTAssertEqual(seen[1].poweredUpAt, poweredUp, "another channel of the same connection")
+        XCTAssertEqual(seen[2].id, laterChannel)
+        XCTAssert((poweredUp...after).contains(seen[2].poweredUpAt), "the later connection came up later")
     }
 
     func testKeepalivesGoOutWhileARequestIsPending() throws {

@@ -35,7 +35,7 @@ final class AuthenticatorInteropTests: XCTestCase {
             store: store, pepper: try Pepper.generate(), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         defer { engine.shutdown() }
         let authenticator = try EngineAuthenticator(engine: engine)
-        let channel = CTAPChannel(connection: 1, id: 7, uid: 1000, pid: 1)
+        let channel = CTAPChannel(connection: 1, id: 7, uid: 1000, pid: 1, poweredUpAt: 0)
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)

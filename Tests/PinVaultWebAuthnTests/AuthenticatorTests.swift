@@ -19,8 +19,13 @@ final class AuthenticatorTests: XCTestCase {
     private var store: VaultStore!
     private var engine: VaultEngine!
     private var authenticator: EngineAuthenticator!
-    private let channel = CTAPChannel(connection: 1, id: 0x0102_0304, uid: 1000, pid: 42)
+    private let channel = CTAPChannel(connection: 1, id: 0x0102_0304, uid: 1000, pid: 42, poweredUpAt: 0)
     private let clientDataHash = [UInt8](repeating: 0xcd, count: 32)
+    /// The door's monotonic milliseconds, as the authenticator reads them (the channel's
+    /// device powered up at 0).
+    private let clock = TestClock()
+
+    private final class TestClock: @unchecked Sendable { var now: Int64 = 0 }
 
     override func setUpWithError() throws {
         var template = Array("/tmp/pinvault-ctap-test-XXXXXX".utf8CString)
@@ -36,7 +41,7 @@ final class AuthenticatorTests: XCTestCase {
         engine = try VaultEngine(
             settings: settings, store: store, pepper: try Pepper.generate(),
             logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        authenticator = try EngineAuthenticator(engine: engine)
+        authenticator = try EngineAuthenticator(engine: engine, clock: { [clock] in clock.now })
     }
 
     override func tearDownWithError() throws {
@@ -192,6 +197,59 @@ final class AuthenticatorTests: XCTestCase {
         ])).status, 0x33)
     }
 
+    /// A security key with its PIN and one passkey of example.com; the passkey's id.
+    @discardableResult
+    private func securityKeyWithAPasskey() throws -> [UInt8] {
+        XCTAssertEqual(try setPin("482915", try platform(.two)), 0)
+        let p = try platform(.two)
+        let token = try XCTUnwrap(try token("482915", p).token)
+        let (made, attestation) = try send(0x01, CBORMap([
+            (.int(1), .bytes(clientDataHash)), (.int(2), .map(CBORMap([(.text("id"), .text("example.com"))]))),
+            (.int(3), .map(CBORMap([(.text("id"), .bytes([7])), (.text("name"), .text("alice"))]))),
+            (.int(4), .array([.map(CBORMap([(.text("alg"), .int(-7)), (.text("type"), .text("public-key"))]))])),
+            (.int(7), .map(CBORMap([(.text("rk"), .bool(true))]))),
+            (.int(8), .bytes(try p.pinProtocol.authenticate(key: token, message: clientDataHash))), (.int(9), .int(2)),
+        ]))
+        XCTAssertEqual(made, 0)
+        let authData = try XCTUnwrap(attestation?[2]?.bytesValue)
+        return Array(authData[55..<(55 + (Int(authData[53]) << 8 | Int(authData[54])))])
+    }
+
+    func testReset_withinTenSecondsOfPowerUp_wipesTheSecurityKeyAndItsPasskeys() throws {
+        try securityKeyWithAPasskey()
+        XCTAssertEqual(try store.read { try $0.passkeyCount(ownerUid: 1000) }, 1)
+        clock.now = EngineAuthenticator.resetWindowMilliseconds  // ten seconds after power-up, to the millisecond
+        XCTAssertEqual(try send(0x07).status, 0)
+        XCTAssertEqual(try store.read { try $0.passkeyCount(ownerUid: 1000) }, 0, "the passkeys went with it")
+        XCTAssertTrue(try store.read { try $0.credentials(ownerUid: 1000, user: nil) }.isEmpty, "the security key is wiped")
+        XCTAssertEqual(try send(0x04).body?[4]?.mapValue?["clientPin"], .bool(false), "no PIN set any more")
+        XCTAssertEqual(try send(0x07).status, 0, "a fresh authenticator resets too")
+        // A PIN may be set afresh; the old one is gone with the key.
+        XCTAssertEqual(try setPin("593861", try platform(.two)), 0)
+        XCTAssertEqual(try token("482915", try platform(.two)).status, 0x31)
+    }
+
+    func testReset_laterThanTenSecondsAfterPowerUp_isNotAllowed_andKeepsEverything() throws {
+        try securityKeyWithAPasskey()
+        clock.now = EngineAuthenticator.resetWindowMilliseconds + 1
+        XCTAssertEqual(try send(0x07).status, 0x30, "CTAP2_ERR_NOT_ALLOWED")
+        XCTAssertEqual(try store.read { try $0.passkeyCount(ownerUid: 1000) }, 1)
+        XCTAssertEqual(try store.read { try $0.credentials(ownerUid: 1000, user: nil) }.count, 1)
+        XCTAssertEqual(try retries(), 8)
+        // A device that came up just now (a new connection) may.
+        let fresh = CTAPChannel(connection: 2, id: 9, uid: 1000, pid: 42, poweredUpAt: clock.now)
+        let request = try [UInt8(0x07)].withUnsafeBytes { try SecretBytes(copying: $0) }
+        let done = DispatchSemaphore(value: 0)
+        let box = Box()
+        authenticator.cbor(request, on: fresh) { buffer in
+            box.bytes = buffer.copyBytes()
+            done.signal()
+        }
+        done.wait()
+        XCTAssertEqual(box.bytes, [0])
+        XCTAssertEqual(try store.read { try $0.passkeyCount(ownerUid: 1000) }, 0)
+    }
+
     func testChangePin_takesTheCurrentPinsHashAndTheNewPin() throws {
         XCTAssertEqual(try setPin("482915", try platform(.two)), 0)
         for (current, new, expected) in [("000000", "593861", UInt8(0x31)), ("482915", "1234", 0x37), ("482915", "593861", 0)] {
@@ -215,7 +273,6 @@ final class AuthenticatorTests: XCTestCase {
         XCTAssertEqual(try send(0x06, CBORMap([(.int(1), .int(3)), (.int(2), .int(2))])).status, 0x02, "protocol 3")
         XCTAssertEqual(try send(0x06, CBORMap([(.int(1), .int(2)), (.int(2), .int(0x42))])).status, 0x3E)
         XCTAssertEqual(try send(0x42).status, 0x01)
-        XCTAssertEqual(try send(0x07).status, 0x30, "Reset: NOT_ALLOWED")
         let request = try [UInt8]([0x01, 0xa1, 0x01]).withUnsafeBytes { try SecretBytes(copying: $0) }
         let done = DispatchSemaphore(value: 0)
         let box = Box()
