@@ -81,8 +81,8 @@ final class VaultModelTests: XCTestCase {
     func testEnums_spellTheInterfaceFilesValues() {
         XCTAssertEqual(VaultCredential.State.allCases.map(\.rawValue), ["active", "throttled", "blocked", "pendingUnregistration"])
         XCTAssertEqual(VaultPinPolicy.OnMaxAttempts.allCases.map(\.rawValue), ["block", "wipe"])
-        XCTAssertEqual(VaultCredential.Purpose.allCases.map(\.rawValue), ["authenticate", "ssh", "login", "legacy"])
-        XCTAssertTrue(VaultInterface.description.contains("purpose: (authenticate, ssh, login, legacy)"))
+        XCTAssertEqual(VaultCredential.Purpose.allCases.map(\.rawValue), ["authenticate", "ssh", "login", "legacy", "webauthn"])
+        XCTAssertTrue(VaultInterface.description.contains("purpose: (authenticate, ssh, login, legacy, webauthn)"))
         XCTAssertTrue(VaultInterface.description.contains("state: (active, throttled, blocked, pendingUnregistration)"))
         XCTAssertTrue(VaultInterface.description.contains("onMaxAttempts: (block, wipe)"))
         XCTAssertTrue(VaultInterface.description.contains("algorithm: (ed25519, p256)"))
@@ -90,8 +90,9 @@ final class VaultModelTests: XCTestCase {
 
     func testMethodNames_areQualifiedWithTheInterface() {
         XCTAssertEqual(
-            VaultMethod.allCases.count, 20,
-            "13 of the first release, Unlock, Lock, Sign, AgentSign, AddSSHCertificate, RemoveSSHCertificate, SignDigest"
+            VaultMethod.allCases.count, 22,
+            "13 of the first release, Unlock, Lock, Sign, AgentSign, AddSSHCertificate, RemoveSSHCertificate, SignDigest, "
+                + "ListPasskeys, RemovePasskey"
         )
         XCTAssertEqual(VaultMethod.authenticate.qualifiedName, "io.pinvault.Vault.Authenticate")
         XCTAssertEqual(
