@@ -4,37 +4,17 @@ import XCTest
 
 /// Yubico's python-fido2 (PyPI `fido2`) opens pinvaultd's CTAPHID socket as a HID security
 /// key: its `CtapHidDevice` over a `CtapHidConnection` on the Unix socket, 64-byte reports
-/// each way. Its INIT checks the nonce and takes the channel; PING, WINK and a CBOR
-/// message go over it.
+/// each way (Tests/Python/ctaphid_socket.py). Its INIT checks the nonce and takes the
+/// channel; PING, WINK and a CBOR message go over it.
 final class PythonFIDO2Tests: DaemonTestCase {
     private static let script = #"""
-    import json, socket, sys
-    from fido2.hid import CtapHidDevice, CTAPHID, CAPABILITY
+    import json, sys
+    sys.path.insert(0, sys.argv[2])
+    from ctaphid_socket import open_device
+    from fido2.hid import CAPABILITY
     from fido2.ctap2 import Ctap2
-    from fido2.hid.base import CtapHidConnection, HidDescriptor
 
-    class UnixSocketConnection(CtapHidConnection):
-        def __init__(self, path):
-            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            self.sock.settimeout(20)
-            self.sock.connect(path)
-        def write_packet(self, data):
-            assert len(data) == 64, len(data)
-            self.sock.sendall(data)
-        def read_packet(self):
-            data = b""
-            while len(data) < 64:
-                chunk = self.sock.recv(64 - len(data))
-                if not chunk:
-                    raise OSError("the daemon closed the connection")
-                data += chunk
-            return data
-        def close(self):
-            self.sock.close()
-
-    path = sys.argv[1]
-    descriptor = HidDescriptor(path, 0, 0, 64, 64, "PinVault", None)
-    device = CtapHidDevice(descriptor, UnixSocketConnection(path))
+    device = open_device(sys.argv[1])
     message = bytes(range(256)) * 4
     result = {
         "version": device.version,
@@ -53,7 +33,8 @@ final class PythonFIDO2Tests: DaemonTestCase {
     func testPythonFIDO2OpensTheSocketAsAHIDDevice() throws {
         try startDaemon()
         let python = try PythonVarlink.interpreter()
-        let result = try Subprocess.run(python, ["-c", Self.script, daemon.ctaphidSocketPath])
+        let result = try Subprocess.run(
+            python, ["-c", Self.script, daemon.ctaphidSocketPath, TestDaemon.repositoryRoot + "/Tests/Python"])
         XCTAssertEqual(result.status, 0, "python-fido2 (run `make venv`): \(result.description)")
         let line = try XCTUnwrap(result.standardOutput.split(separator: "\n").last, result.description)
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
