@@ -13,6 +13,8 @@
 #   make pkcs11-test   the unit tests of its first layer (pkcs11/pv_keys.c), under AddressSanitizer and UBSan,
 #                      and that its files include one way (scripts/check-pkcs11-layers.sh)
 #   make stage STAGE_DIR=DIR            the C modules as the tests load them (stage-sanitized: with ASan and UBSan)
+#   make fido2-client  the test programs that make Yubico's libfido2 and fido2-tools clients of the
+#                      CTAPHID socket (.build-fido2; FIDO2_DIR=DIR; LibFIDO2Tests, docs/WEBAUTHN.md)
 #   make deb    dist/pinvault_<version>_<arch>.deb (and its -dbgsym), checked by lintian
 #   make package-test  the .deb installed, used, upgraded and purged in a clean Debian 12 root
 #   make install       pinvaultd, pinvault, units, config, deny list, PAM module, man pages (PREFIX, DESTDIR;
