@@ -3,7 +3,7 @@
  * through libfido2's own code (its CTAPHID framing, CBOR, PIN protocol and
  * signature checks), only its I/O is the socket (ctaphid_socket_io.c).
  *
- *   libfido2-client SOCKET run     INIT, GetInfo, setPIN and changePIN, three
+ *   libfido2-client SOCKET run     INIT, GetInfo, touch, setPIN and changePIN, three
  *                                  resident passkeys (ES256, EdDSA), sign-ins with
  *                                  the PIN, credential management, a wrong PIN
  *                                  (left counted), a Reset after the power-up window
@@ -133,6 +133,21 @@ print_info(fido_dev_t *dev, const char *step)
 		printf(" %s", strings[i]);
 	putchar('\n');
 	fido_cbor_info_free(&info);
+}
+
+/*
+ * libfido2's "touch" (what a client does to let the user pick one of several keys): a
+ * MakeCredential with an empty pinUvAuthParam, whose answer counts as the touch.
+ */
+static void
+print_touch(fido_dev_t *dev, const char *step)
+{
+	int touched = -1;
+	int r = fido_dev_get_touch_begin(dev);
+
+	if (r == FIDO_OK)
+		r = fido_dev_get_touch_status(dev, &touched, TIMEOUT_MS);
+	printf("%s %s %d\n", step, fido_strerr(r), touched);
 }
 
 static void
@@ -332,11 +347,14 @@ run(const char *path)
 	print_info(dev, "info");
 
 	print_retries(dev, "retries.unset");
+	print_touch(dev, "touch.unset");
 	say("set_pin.weak", fido_dev_set_pin(dev, WEAK_PIN, NULL));
 	say("set_pin", r = fido_dev_set_pin(dev, PIN, NULL));
 	if (r != FIDO_OK)
 		goto out;
 	print_retries(dev, "retries.set");
+	print_touch(dev, "touch.set");
+	print_retries(dev, "retries.after_touch");
 	say("change_pin.wrong_old", fido_dev_set_pin(dev, PIN, NEW_PIN));
 	print_retries(dev, "retries.after_wrong_old");
 	say("change_pin", r = fido_dev_set_pin(dev, NEW_PIN, PIN));

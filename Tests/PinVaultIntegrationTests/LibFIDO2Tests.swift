@@ -69,6 +69,11 @@ final class LibFIDO2Tests: DaemonTestCase {
         expect("set_pin.weak", "FIDO_ERR_PIN_POLICY_VIOLATION")
         expect("set_pin", "FIDO_ERR_SUCCESS")
         expect("retries.set", "FIDO_ERR_SUCCESS 5")
+        // libfido2's touch (an empty pinUvAuthParam, to pick one key among several): answered
+        // at once, with or without a PIN, and not counted as a wrong PIN.
+        expect("touch.unset", "FIDO_ERR_SUCCESS 1")
+        expect("touch.set", "FIDO_ERR_SUCCESS 1")
+        expect("retries.after_touch", "FIDO_ERR_SUCCESS 5")
         expect("change_pin.wrong_old", "FIDO_ERR_PIN_INVALID")
         expect("retries.after_wrong_old", "FIDO_ERR_SUCCESS 4")
         expect("change_pin", "FIDO_ERR_SUCCESS")
