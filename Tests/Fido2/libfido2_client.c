@@ -230,24 +230,31 @@ passkey_with_id(const struct passkey *keys, size_t n, const unsigned char *id, s
 }
 
 /*
- * GetAssertion (and GetNextAssertion) at rp with the PIN, allowing `allow` only
- * when not NULL: "step R count", then per assertion the passkey it names and
+ * GetAssertion (and GetNextAssertion) at rp with the PIN, allowing `allow` (after
+ * `decoys` unknown ids) only when not NULL: "step R count", then per assertion the passkey it names and
  * libfido2's verdict on its signature.
  */
 static int
-sign_in(fido_dev_t *dev, const char *step, const char *rp, const struct passkey *allow, const char *pin,
-    const struct passkey *keys, size_t n)
+sign_in(fido_dev_t *dev, const char *step, const char *rp, const struct passkey *allow, size_t decoys,
+    const char *pin, const struct passkey *keys, size_t n)
 {
-	unsigned char hash[32];
+	unsigned char hash[32], decoy[32];
 	fido_assert_t *assert;
 	int r;
 
 	random_bytes(hash, sizeof(hash));
 	if ((assert = fido_assert_new()) == NULL ||
 	    fido_assert_set_rp(assert, rp) != FIDO_OK ||
-	    fido_assert_set_clientdata_hash(assert, hash, sizeof(hash)) != FIDO_OK ||
-	    (allow != NULL && fido_assert_allow_cred(assert, fido_cred_id_ptr(allow->cred),
-	    fido_cred_id_len(allow->cred)) != FIDO_OK))
+	    fido_assert_set_clientdata_hash(assert, hash, sizeof(hash)) != FIDO_OK)
+		exit(1);
+	/* Credential ids of no passkey here ahead of the allowed one: a long message. */
+	for (size_t i = 0; i < decoys; i++) {
+		random_bytes(decoy, sizeof(decoy));
+		if (fido_assert_allow_cred(assert, decoy, sizeof(decoy)) != FIDO_OK)
+			exit(1);
+	}
+	if (allow != NULL && fido_assert_allow_cred(assert, fido_cred_id_ptr(allow->cred),
+	    fido_cred_id_len(allow->cred)) != FIDO_OK)
 		exit(1);
 	r = fido_dev_get_assert(dev, assert, pin);
 	printf("%s %s %zu\n", step, fido_strerr(r), r == FIDO_OK ? fido_assert_count(assert) : 0);
@@ -367,21 +374,22 @@ run(const char *path)
 		if (make_passkey(dev, &keys[k], NEW_PIN) != 0)
 			goto out;
 
-	sign_in(dev, "assert.discoverable", "example.org", NULL, NEW_PIN, keys, n);
-	sign_in(dev, "assert.allow", "example.org", &keys[1], NEW_PIN, keys, n);
-	sign_in(dev, "assert.other_rp", "example.com", NULL, NEW_PIN, keys, n);
-	sign_in(dev, "assert.wrong_rp", "example.net", &keys[0], NEW_PIN, keys, n);
+	sign_in(dev, "assert.discoverable", "example.org", NULL, 0, NEW_PIN, keys, n);
+	sign_in(dev, "assert.allow", "example.org", &keys[1], 0, NEW_PIN, keys, n);
+	sign_in(dev, "assert.long_allow", "example.org", &keys[0], 100, NEW_PIN, keys, n);
+	sign_in(dev, "assert.other_rp", "example.com", NULL, 0, NEW_PIN, keys, n);
+	sign_in(dev, "assert.wrong_rp", "example.net", &keys[0], 0, NEW_PIN, keys, n);
 
 	print_metadata(dev, "credman.metadata", NEW_PIN);
 	print_credman(dev, NEW_PIN, keys, n);
 	say("credman.del", fido_credman_del_dev_rk(dev, fido_cred_id_ptr(keys[2].cred),
 	    fido_cred_id_len(keys[2].cred), NEW_PIN));
 	print_metadata(dev, "credman.metadata.after_del", NEW_PIN);
-	sign_in(dev, "assert.deleted", "example.net", NULL, NEW_PIN, keys, n);
+	sign_in(dev, "assert.deleted", "example.net", NULL, 0, NEW_PIN, keys, n);
 
 	/* The old PIN, now wrong: counted. */
 	print_retries(dev, "retries.before_wrong");
-	sign_in(dev, "assert.wrong_pin", "example.org", NULL, PIN, keys, n);
+	sign_in(dev, "assert.wrong_pin", "example.org", NULL, 0, PIN, keys, n);
 	print_retries(dev, "retries.after_wrong");
 
 	/* Reset once the device has been up longer than CTAP's ten seconds. */

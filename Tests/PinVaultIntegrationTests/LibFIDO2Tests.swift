@@ -112,6 +112,10 @@ final class LibFIDO2Tests: DaemonTestCase {
         expect("assert.allow", "FIDO_ERR_SUCCESS 1")
         expect("assert.allow.0.passkey", "bob")
         expect("assert.allow.0.verify", "FIDO_ERR_SUCCESS")
+        // alice's id after a hundred unknown ones: a request of some 5.5 KB, over ninety reports.
+        expect("assert.long_allow", "FIDO_ERR_SUCCESS 1")
+        expect("assert.long_allow.0.passkey", "alice")
+        expect("assert.long_allow.0.verify", "FIDO_ERR_SUCCESS")
         // A relying party with no passkey, and alice's credential id offered to another rp id.
         expect("assert.other_rp", "FIDO_ERR_NO_CREDENTIALS 0")
         expect("assert.wrong_rp", "FIDO_ERR_NO_CREDENTIALS 0")
