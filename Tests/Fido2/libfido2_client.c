@@ -29,7 +29,7 @@
 
 #include "ctaphid_socket_io.h"
 
-#define PIN          "258046"
+#define PIN          "258046"   /* DaemonTestCase.pin, which the tools test types */
 #define NEW_PIN      "370591"
 #define WEAK_PIN     "123456"
 #define TIMEOUT_MS   60000
