@@ -18,7 +18,7 @@ final class LibFIDO2Tests: DaemonTestCase {
         let made = try Subprocess.run(
             "/usr/bin/env", ["make", "-C", TestDaemon.repositoryRoot, "--no-print-directory", "fido2-client",
                              "FIDO2_DIR=\(build.path)"], timeout: 300)
-        XCTAssertEqual(made.status, 0, "make fido2-client (libfido2-dev: make test-deps): \(made)")
+        guard made.status == 0 else { throw TestKitError("make fido2-client (libfido2-dev: make test-deps): \(made)") }
     }
 
     override func tearDownWithError() throws {
