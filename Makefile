@@ -13,6 +13,8 @@
 #   make pkcs11-test   the unit tests of its first layer (pkcs11/pv_keys.c), under AddressSanitizer and UBSan,
 #                      and that its files include one way (scripts/check-pkcs11-layers.sh)
 #   make stage STAGE_DIR=DIR            the C modules as the tests load them (stage-sanitized: with ASan and UBSan)
+#   make fido2-client  the test programs that make Yubico's libfido2 and fido2-tools clients of the
+#                      CTAPHID socket (.build-fido2; FIDO2_DIR=DIR; LibFIDO2Tests, docs/WEBAUTHN.md)
 #   make deb    dist/pinvault_<version>_<arch>.deb (and its -dbgsym), checked by lintian
 #   make package-test  the .deb installed, used, upgraded and purged in a clean Debian 12 root
 #   make install       pinvaultd, pinvault, units, config, deny list, PAM module, man pages (PREFIX, DESTDIR;
@@ -48,6 +50,8 @@ TEST_PACKAGES  += python3-paramiko
 TEST_PACKAGES  += opensc gnutls-bin p11-kit p11-kit-modules softhsm2 python3-pykcs11
 # A software TPM for pinvault-seal-pepper's TPM2 path (SealPepperTPMTests, make package-test).
 TEST_PACKAGES  += swtpm swtpm-tools libtss2-tcti-swtpm0 tpm2-tools
+# Yubico's libfido2 as a client of the CTAPHID socket (LibFIDO2Tests), and its tools.
+TEST_PACKAGES  += libfido2-dev fido2-tools
 DEB_PACKAGES   := debhelper dpkg-dev lintian mmdebstrap
 # The ssh tests start their own sshd on 127.0.0.1 (PinVaultSSHTests); Debian's package
 # would also start the system's sshd, so test-deps stops and disables it again when it
@@ -56,7 +60,7 @@ SSH_TEST_PACKAGES := openssh-server
 
 .PHONY: all deps test-deps apt-packages ssh-server-quiet build release release-daemon run test soak crash-sweep venv clean
 .PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport fuzz-ssh-data fuzz-cbor fuzz-ctaphid sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
-.PHONY: lib lib-test lib-fuzz stage stage-sanitized pkcs11 pkcs11-test install-c uninstall-c
+.PHONY: lib lib-test lib-fuzz stage stage-sanitized pkcs11 pkcs11-test install-c uninstall-c fido2-client
 
 all: build
 
@@ -170,7 +174,7 @@ crash-sweep: test-deps
 		cat "$(CRASH_SWEEP_SUMMARY).interleaving" "$(CRASH_SWEEP_SUMMARY).crash" 2>/dev/null; exit $$status
 
 clean:
-	rm -rf .build .build-release .build-man .build-deb dist "$(PAM_BUILD)" "$(LIB_BUILD)" "$(PKCS11_BUILD)" "$(RUN_DIR)" "$(VENV)"
+	rm -rf .build .build-release .build-man .build-deb .build-fido2 dist "$(PAM_BUILD)" "$(LIB_BUILD)" "$(PKCS11_BUILD)" "$(RUN_DIR)" "$(VENV)"
 
 # C code that other programs load (PAM into sudo, sshd and login; PKCS#11 into any
 # program) must not bring the Swift runtime: libpinvault, pam_pinvault.so and
@@ -347,6 +351,20 @@ pkcs11-test: deps $(PKCS11_BUILD)/keys-tests
 $(PKCS11_MODULE): $(PKCS11_SOURCES) $(PKCS11_HEADERS) $(LIB_FILE) Makefile
 	@mkdir -p $(PKCS11_BUILD)
 	$(PKCS11_CC) $(PKCS11_CFLAGS) $(PAM_LDFLAGS) $(SYMBOLIC) -o "$@" $(PKCS11_SOURCES) $(LIB_LINK) $(PKCS11_LIBS)
+
+# Yubico's libfido2 as a client of the CTAPHID socket (Tests/Fido2, LibFIDO2Tests), test
+# programs never installed: libfido2-client under ASan and UBSan, and the LD_PRELOAD shim
+# that gives fido2-token, fido2-cred and fido2-assert the socket (unsanitized: it enters
+# them). FIDO2_DIR is where they go (the tests give each run a directory of its own).
+FIDO2_DIR     ?= .build-fido2
+FIDO2_IO      := Tests/Fido2/ctaphid_socket_io.c
+FIDO2_LIBS    := $(shell pkg-config --libs libfido2 2>/dev/null || echo -lfido2)
+fido2-client: deps
+	@pkg-config --exists libfido2 || { echo "libfido2's headers are missing: run make test-deps (libfido2-dev)"; exit 1; }
+	@mkdir -p "$(FIDO2_DIR)"
+	$(C_CC) $(C_TEST_FLAGS) -o "$(FIDO2_DIR)/libfido2-client" Tests/Fido2/libfido2_client.c $(FIDO2_IO) $(FIDO2_LIBS)
+	$(C_CC) $(PAM_CFLAGS) $(PAM_LDFLAGS) -o "$(FIDO2_DIR)/libfido2-socket-preload.so" Tests/Fido2/socket_preload.c \
+		$(FIDO2_IO) $(FIDO2_LIBS) -ldl
 
 # libFuzzer needs its library without its main (SwiftPM gives the target its own entry
 # point, which hands over to LLVMFuzzerRunDriver) and coverage instrumentation.
