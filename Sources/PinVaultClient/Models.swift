@@ -1,0 +1,52 @@
+import FoundationEssentials
+import PinVaultCrypto
+import PinVaultProtocol
+
+// The interface's types, as the client answers them. Each is the model the build
+// generates from io.pinvault.Vault.varlink, the same one pinvaultd encodes its replies
+// with: its fields, their documentation and their encodings come from the interface
+// file, and the client adds only what a caller needs beside them.
+
+/// One credential as its owner (or an admin) sees it: who it belongs to, its public key
+/// and its lockout state. Holds no secret.
+///
+/// `purpose` says which calls and agents may use the key (the daemon answers
+/// `.wrongPurpose` to any other): `authenticate` (a relying party's challenges:
+/// `authenticate`, and `unlock` + `sign`; the default), `ssh` (offered by the
+/// ssh-agent sockets once unlocked, which sign only SSH logins and SSHSIG signatures
+/// with it), `login` (pam_pinvault's sign-in), `legacy` (made before purposes existed;
+/// never registered anew) or `webauthn` (a security key's PIN, the authenticator of the
+/// user's passkeys; no Varlink method signs with it).
+public typealias Credential = VaultCredential
+
+/// One of the caller's passkeys, as `passkeys(rpId:)` answers it: what a relying party
+/// said of a discoverable credential the caller's security key made. Public data only.
+public typealias Passkey = VaultPasskey
+
+/// The PIN rules and lockout settings the daemon enforces.
+public typealias PinPolicy = VaultPinPolicy
+
+/// The running daemon's counters since it started (admins only).
+public typealias Stats = VaultStats
+
+extension VaultCredential {
+    /// The signature algorithm of a credential's key, chosen at registration and never
+    /// changed: `.ed25519` (a 32-byte public key, 64-byte signatures; the default) or
+    /// `.p256` (ECDSA over NIST P-256 with SHA-256: a 65-byte SEC1 uncompressed public
+    /// key, DER-encoded signatures of at most 72 bytes). Its `verify(signature:message:
+    /// publicKey:)` checks a signature as a relying party would.
+    public typealias Algorithm = KeyAlgorithm
+
+    /// Decodes the `Credential` object `name` of a reply.
+    static func decode(_ name: String, in reply: ParameterDecoder) throws(ParameterError) -> Credential {
+        try Credential(from: ParameterError.present(name, reply.object(name, required: true)))
+    }
+}
+
+extension VaultTime {
+    /// The instant as a `Date`.
+    public var date: Date { Date(unixSeconds: unixSeconds) }
+
+    /// Seconds from now until the instant (negative once it has passed), as `Date`'s.
+    public var timeIntervalSinceNow: TimeInterval { date.timeIntervalSinceNow }
+}
