@@ -41,6 +41,7 @@ let fieldFormats: [String: FieldFormat] = [
     "user": .text(bytes: "ProtocolLimits.userBytes"),
     "label": .text(bytes: "ProtocolLimits.labelBytes"),
     "keyId": .keyId,
+    "purpose": .swiftEnum("KeyPurpose"),
     "algorithm": .swiftEnum("KeyAlgorithm"),
     "publicKey": .base64(bytes: "ProtocolLimits.publicKeyBytes"),
     "ownerUid": .uid,

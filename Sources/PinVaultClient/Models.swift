@@ -9,14 +9,6 @@ import PinVaultProtocol
 
 /// One credential as its owner (or an admin) sees it: who it belongs to, its public key
 /// and its lockout state. Holds no secret.
-///
-/// `purpose` says which calls and agents may use the key (the daemon answers
-/// `.wrongPurpose` to any other): `authenticate` (a relying party's challenges:
-/// `authenticate`, and `unlock` + `sign`; the default), `ssh` (offered by the
-/// ssh-agent sockets once unlocked, which sign only SSH logins and SSHSIG signatures
-/// with it), `login` (pam_pinvault's sign-in), `legacy` (made before purposes existed;
-/// never registered anew) or `webauthn` (a security key's PIN, the authenticator of the
-/// user's passkeys; no Varlink method signs with it).
 public typealias Credential = VaultCredential
 
 /// One of the caller's passkeys, as `passkeys(rpId:)` answers it: what a relying party
@@ -30,6 +22,10 @@ public typealias PinPolicy = VaultPinPolicy
 public typealias Stats = VaultStats
 
 extension VaultCredential {
+    /// What a credential's key is for, chosen at registration and never changed: which
+    /// calls and agents may use it (the daemon answers `.wrongPurpose` to any other).
+    public typealias Purpose = KeyPurpose
+
     /// The signature algorithm of a credential's key, chosen at registration and never
     /// changed: `.ed25519` (a 32-byte public key, 64-byte signatures; the default) or
     /// `.p256` (ECDSA over NIST P-256 with SHA-256: a 65-byte SEC1 uncompressed public
