@@ -5,9 +5,8 @@ import Foundation
 // Writes the Swift that PinVaultProtocol compiles from the interface file: the file's
 // bytes as `VaultInterface.description`, and `VaultMethod` and `VaultErrorName`, one
 // case per `method` and `error` line with the parameter names it declares (and a
-// method's output names), and a struct per `type` (Types.swift). Fails, naming the
-// line, on a declaration it cannot read: a build must not go on with an interface it
-// misunderstood.
+// method's output names). Fails, naming the line, on a declaration it cannot read: a
+// build must not go on with an interface it misunderstood.
 
 struct Declaration {
     var name: String
@@ -170,7 +169,7 @@ swift += """
 }
 
 """
-swift += generatedTypes(text)
+swift += generatedTypes(text)  // a struct per `type` (Types.swift)
 do {
     try Data(swift.utf8).write(to: URL(fileURLWithPath: arguments[2]), options: .atomic)
 } catch {
