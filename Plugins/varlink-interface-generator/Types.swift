@@ -31,7 +31,7 @@ enum FieldFormat {
     /// without another format.
     case nestedEnum(cases: [String])
     /// An inline enum held as an existing `String`-backed Swift enum whose raw values are
-    /// exactly the interface's (a test compares them).
+    /// exactly the interface's (a test compares them), under a nested name after the field.
     case swiftEnum(String)
 }
 
@@ -201,8 +201,7 @@ extension TypeField {
         case .count: "Int"
         case .uid: "UInt32"
         case .flag: "Bool"
-        case .nestedEnum: enumName
-        case .swiftEnum(let swift): swift
+        case .nestedEnum, .swiftEnum: enumName
         }
     }
 
@@ -262,10 +261,17 @@ func generatedTypes(_ text: String) -> String {
         swift += "///\n/// `io.pinvault.Vault.\(type.name)`, generated from the interface file.\n"
         swift += "public struct \(swiftName): Equatable, Sendable {\n"
         for field in type.fields {
-            guard case .nestedEnum(let cases) = field.format else { continue }
-            swift += documentation(field.documentation, indent: "    ", otherwise: "`\(field.name)`.")
-            swift += "    public enum \(field.enumName): String, CaseIterable, Sendable {\n"
-            swift += "        case \(cases.joined(separator: ", "))\n    }\n\n"
+            switch field.format {
+            case .nestedEnum(let cases):
+                swift += documentation(field.documentation, indent: "    ", otherwise: "`\(field.name)`.")
+                swift += "    public enum \(field.enumName): String, CaseIterable, Sendable {\n"
+                swift += "        case \(cases.joined(separator: ", "))\n    }\n\n"
+            case .swiftEnum(let existing):
+                swift += documentation(field.documentation, indent: "    ", otherwise: "`\(field.name)`.")
+                swift += "    public typealias \(field.enumName) = \(existing)\n\n"
+            default:
+                continue
+            }
         }
         for field in type.fields {
             swift += documentation(field.documentation, indent: "    ", otherwise: "`\(field.name)`.")

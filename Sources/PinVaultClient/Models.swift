@@ -22,17 +22,6 @@ public typealias PinPolicy = VaultPinPolicy
 public typealias Stats = VaultStats
 
 extension VaultCredential {
-    /// What a credential's key is for, chosen at registration and never changed: which
-    /// calls and agents may use it (the daemon answers `.wrongPurpose` to any other).
-    public typealias Purpose = KeyPurpose
-
-    /// The signature algorithm of a credential's key, chosen at registration and never
-    /// changed: `.ed25519` (a 32-byte public key, 64-byte signatures; the default) or
-    /// `.p256` (ECDSA over NIST P-256 with SHA-256: a 65-byte SEC1 uncompressed public
-    /// key, DER-encoded signatures of at most 72 bytes). Its `verify(signature:message:
-    /// publicKey:)` checks a signature as a relying party would.
-    public typealias Algorithm = KeyAlgorithm
-
     /// Decodes the `Credential` object `name` of a reply.
     static func decode(_ name: String, in reply: ParameterDecoder) throws(ParameterError) -> Credential {
         try Credential(from: ParameterError.present(name, reply.object(name, required: true)))
