@@ -1,5 +1,4 @@
 import FoundationEssentials
-import PinVaultCrypto
 import PinVaultProtocol
 
 // The interface's types, as the client answers them. Each is the model the build
