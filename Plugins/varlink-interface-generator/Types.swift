@@ -7,7 +7,9 @@
 //
 // The interface says only `string`, `int` or `bool`; what a string holds (a time, base64,
 // a keyId, text of some length) its header states in words. `fieldFormats` says it to
-// the generator, field by field, and a string field missing from it stops the build.
+// the generator, field by field, and a string field missing from it stops the build (so
+// no secret becomes a model's String unnoticed). So does a type or field without a
+// comment: the models' documentation is the file's.
 
 /// How one field is held in Swift, written and read.
 enum FieldFormat {
@@ -122,6 +124,7 @@ func typeDeclarations(_ text: String) -> [TypeDeclaration] {
             guard let first = name.first, first.isUppercase, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
                 fail("line \(number): a malformed type name")
             }
+            guard !leading.isEmpty else { fail("line \(number): type \(name) has no comment: the models' documentation is the file's") }
             current = TypeDeclaration(name: name, documentation: leading)
         }
     }
@@ -137,6 +140,7 @@ func typeField(_ line: String, of type: String, documentation: [String], line nu
     guard let first = name.first, first.isLowercase, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
         fail("line \(number): a malformed field name")
     }
+    guard !documentation.isEmpty else { fail("line \(number): \(type).\(name) has no comment: the models' documentation is the file's") }
     var wireType = declaration[declaration.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     let optional = wireType.hasPrefix("?")
     if optional { wireType.removeFirst() }
@@ -241,9 +245,9 @@ extension TypeField {
     }
 }
 
-/// `lines` as `///` comments indented by `indent`, or a fallback sentence.
-func documentation(_ lines: [String], indent: String, otherwise: String) -> String {
-    (lines.isEmpty ? [otherwise] : lines).map { indent + "/// " + $0 + "\n" }.joined()
+/// `lines` as `///` comments indented by `indent`.
+func documentation(_ lines: [String], indent: String) -> String {
+    lines.map { indent + "/// " + $0 + "\n" }.joined()
 }
 
 /// The Swift of every `type` of the interface.
@@ -257,24 +261,24 @@ func generatedTypes(_ text: String) -> String {
 
 
         """
-        swift += documentation(type.documentation, indent: "", otherwise: "The interface's `\(type.name)`.")
+        swift += documentation(type.documentation, indent: "")
         swift += "///\n/// `io.pinvault.Vault.\(type.name)`, generated from the interface file.\n"
         swift += "public struct \(swiftName): Equatable, Sendable {\n"
         for field in type.fields {
             switch field.format {
             case .nestedEnum(let cases):
-                swift += documentation(field.documentation, indent: "    ", otherwise: "`\(field.name)`.")
+                swift += documentation(field.documentation, indent: "    ")
                 swift += "    public enum \(field.enumName): String, CaseIterable, Sendable {\n"
                 swift += "        case \(cases.joined(separator: ", "))\n    }\n\n"
             case .swiftEnum(let existing):
-                swift += documentation(field.documentation, indent: "    ", otherwise: "`\(field.name)`.")
+                swift += documentation(field.documentation, indent: "    ")
                 swift += "    public typealias \(field.enumName) = \(existing)\n\n"
             default:
                 continue
             }
         }
         for field in type.fields {
-            swift += documentation(field.documentation, indent: "    ", otherwise: "`\(field.name)`.")
+            swift += documentation(field.documentation, indent: "    ")
             if let absent = field.absent {
                 swift += "    ///\n    /// A daemon of an earlier release leaves it out: `\(absent)`.\n"
             }
