@@ -252,8 +252,13 @@ func documentation(_ lines: [String], indent: String) -> String {
 
 /// The Swift of every `type` of the interface.
 func generatedTypes(_ text: String) -> String {
+    let types = typeDeclarations(text)
+    let declared = Set(types.flatMap { type in type.fields.map { type.name + "." + $0.name } })
+    for key in Array(absentFromOlderDaemons.keys) + Array(crossChecks.keys) where !declared.contains(key) {
+        fail("\(key), in Types.swift, is no field of the interface")
+    }
     var swift = "\nimport PinVaultCrypto\n"
-    for type in typeDeclarations(text) {
+    for type in types {
         let swiftName = "Vault" + type.name
         swift += """
 
