@@ -169,6 +169,7 @@ swift += """
 }
 
 """
+swift += generatedTypes(text)  // a struct per `type` (Types.swift)
 do {
     try Data(swift.utf8).write(to: URL(fileURLWithPath: arguments[2]), options: .atomic)
 } catch {
