@@ -130,7 +130,7 @@ let package = Package(
         .executableTarget(
             name: "pinvault",
             dependencies: [
-                "PinVaultClient", "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultSystem", "PinVaultUserAgent",
+                "PinVaultClient", "PinVaultProtocol", "PinVaultCrypto", "PinVaultSSHProtocol", "PinVaultSystem", "PinVaultUserAgent",
                 "PinVaultConfiguration", "PinVaultTransport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
