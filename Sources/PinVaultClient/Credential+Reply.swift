@@ -18,7 +18,7 @@ extension Credential {
             lockedUntil: wire.lockedUntil.map(Date.init(unixSeconds:)),
             unregistrationExpiresAt: wire.unregistrationExpiresAt.map(Date.init(unixSeconds:)),
             unlockedUntil: wire.unlockedUntil.map(Date.init(unixSeconds:)),
-            purpose: Purpose(wire.purpose),
+            purpose: wire.purpose,
             algorithm: wire.algorithm,
             sshCertificates: wire.sshCertificates
         )
@@ -28,19 +28,6 @@ extension Credential {
     static func decode(_ name: String, in reply: ParameterDecoder) throws(ParameterError) -> Credential {
         guard let object = try reply.object(name, required: true) else { throw ParameterError(name, .missing) }
         return Credential(try VaultCredential(from: object))
-    }
-}
-
-extension Credential.Purpose {
-    /// The public form of a wire purpose.
-    init(_ wire: VaultCredential.Purpose) {
-        switch wire {
-        case .authenticate: self = .authenticate
-        case .ssh: self = .ssh
-        case .login: self = .login
-        case .legacy: self = .legacy
-        case .webauthn: self = .webauthn
-        }
     }
 }
 

@@ -18,21 +18,13 @@ public struct Credential: Equatable, Sendable {
 
     /// What a credential's key is for, chosen at registration and never changed: which
     /// calls and agents may use it (the daemon answers `wrongPurpose` to any other).
-    public enum Purpose: String, Sendable, CaseIterable {
-        /// A relying party's challenges: `authenticate`, and `unlock` + `sign`. The default.
-        case authenticate
-        /// OpenSSH: offered by the ssh-agent sockets once unlocked, which sign only SSH
-        /// logins and SSHSIG signatures (git) with it.
-        case ssh
-        /// pam_pinvault's sign-in.
-        case login
-        /// Made before purposes existed: usable where it was before, under the daemon's
-        /// checks of what each door signs. Never registered anew.
-        case legacy
-        /// A security key's PIN: the authenticator of the user's passkeys, which browsers
-        /// and `fido2-token` reach over CTAP. No Varlink method signs with it.
-        case webauthn
-    }
+    /// `authenticate` (the default) signs a relying party's challenges; `ssh` is offered
+    /// by the ssh-agent sockets once unlocked; `login` is pam_pinvault's; `webauthn` is a
+    /// security key's PIN, which no Varlink method signs with; `legacy` was made before
+    /// purposes existed and is never registered anew. `Purpose.registrable` lists those
+    /// `register` takes. A daemon of a later release may know more purposes than this
+    /// library: its reply is then malformed, as for any value the interface does not name.
+    public typealias Purpose = KeyPurpose
 
     /// The signature algorithm of a credential's key, chosen at registration and never
     /// changed: `.ed25519` (a 32-byte public key, 64-byte signatures; the default) or

@@ -96,7 +96,7 @@ enum VarlinkReplies {
             user: credential.user,
             keyId: credential.keyId.hex,
             label: credential.label,
-            purpose: wire(credential.purpose),
+            purpose: credential.purpose,
             algorithm: credential.algorithm,
             publicKey: credential.publicKey,
             ownerUid: credential.ownerUid,
@@ -110,16 +110,6 @@ enum VarlinkReplies {
             unlockedUntil: credential.unlockedUntil,
             sshCertificates: credential.sshCertificates
         )
-    }
-
-    private static func wire(_ purpose: KeyPurpose) -> VaultCredential.Purpose {
-        switch purpose {
-        case .authenticate: .authenticate
-        case .ssh: .ssh
-        case .login: .login
-        case .legacy: .legacy
-        case .webauthn: .webauthn
-        }
     }
 
     private static func wire(_ policy: PinPolicy, _ lockout: LockoutPolicy) -> VaultPinPolicy {

@@ -16,11 +16,10 @@ public struct VaultCredential: Equatable, Sendable {
         case pendingUnregistration
     }
 
-    /// `purpose`: what the key is for (io.pinvault.Vault.varlink, SECURITY.md "Signature
-    /// domains"). A daemon of the second release sends none: such a credential is `legacy`.
-    public enum Purpose: String, CaseIterable, Sendable {
-        case authenticate, ssh, login, legacy, webauthn
-    }
+    /// `purpose`: what the key is for (`KeyPurpose`, generated from this very field of
+    /// the interface). A daemon of the second release sends none: such a credential is
+    /// `legacy`.
+    public typealias Purpose = KeyPurpose
 
     /// The account name.
     public var user: String
