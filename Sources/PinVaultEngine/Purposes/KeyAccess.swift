@@ -38,8 +38,8 @@ public enum KeyAccess: String, CaseIterable, Sendable {
     var signsDigest: Bool { self == .signDigest }
 
     /// Whether a key of `purpose` may be used this way at all: its row below
-    /// (SECURITY.md gives the table; `KeyAccessTableTests` and the daemon's
-    /// `DoorPurposeTests` check every cell).
+    /// (SECURITY.md gives the table; `KeyAccessTests` checks every cell against a copy of
+    /// its own, and the daemon's `DoorPurposeTests` drives each through the sockets).
     public func serves(_ purpose: KeyPurpose) -> Bool {
         purpose.accesses.contains(self)
     }
