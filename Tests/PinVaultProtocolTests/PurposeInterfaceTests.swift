@@ -30,17 +30,16 @@ final class PurposeInterfaceTests: XCTestCase {
     }
 
     func testTheWireCredential_carriesEveryPurpose() throws {
+        let publicKey = Base64.encodedString([UInt8](repeating: 7, count: 32))
         for purpose in KeyPurpose.allCases {
-            let credential = VaultCredential(
-                user: "alice", keyId: "00112233445566778899aabbccddeeff", label: nil, purpose: purpose,
-                publicKey: Array(repeating: 7, count: 32), ownerUid: 1000, createdAt: 1, lastUsedAt: nil, failedAttempts: 0,
-                remainingAttempts: 10, state: .active, lockedUntil: nil, unregistrationExpiresAt: nil)
-            let buffer = ReplyBuffer()
-            JSONWriter.writeObject(into: buffer) { credential.writeFields(&$0) }
-            let decoded = try withDocument(bytes: buffer.copyBytes()) { document in
-                try VaultCredential(from: ParameterDecoder(document: document, object: document.root))
-            }
+            let text = #"{"user":"alice","keyId":"00112233445566778899aabbccddeeff","purpose":""# + purpose.rawValue
+                + #"","algorithm":"ed25519","publicKey":""# + publicKey + #"","ownerUid":1000,"#
+                + #""createdAt":"2026-01-01T00:00:00Z","failedAttempts":0,"remainingAttempts":10,"state":"active"}"#
+            let decoded = try withParameters(text) { try VaultCredential(from: $0) }
             XCTAssertEqual(decoded.purpose, purpose)
+            let buffer = ReplyBuffer()
+            JSONWriter.writeObject(into: buffer) { decoded.writeFields(&$0) }
+            XCTAssertTrue(String(decoding: buffer.copyBytes(), as: UTF8.self).contains(#""purpose":""# + purpose.rawValue + #"""#))
         }
     }
 }
