@@ -4,9 +4,11 @@ import Foundation
 //
 // Writes `KeyPurpose`, which PinVaultCrypto compiles: one case per value of the
 // `purpose` enum of the interface's `Credential` type, in the interface's order (the
-// order purposes were added in: libpinvault numbers them by it). What a purpose is
-// besides its name — its record header byte, what it may do — is written by hand
-// beside the enum, in switches that do not build until they know every case.
+// order purposes were added in: libpinvault numbers them by it), each documented by
+// its entry in the interface's list of purposes (`#   name   what it is for`, its
+// continuation lines indented further); a purpose without one stops the build. What a
+// purpose is besides its name — its record header byte, what it may do — is written by
+// hand beside the enum, in switches that do not build until they know every case.
 
 /// The values of `  purpose: (a, b, c),` inside `type Credential (…)`, in order.
 func interfacePurposes(_ text: String) -> [String] {
@@ -32,6 +34,28 @@ func interfacePurposes(_ text: String) -> [String] {
     fail("the interface's Credential type declares no `purpose: (…)` enum")
 }
 
+/// Each entry of the interface's opening comment (before `interface`) of the form
+/// `#   name   text`, with the lines after it that open with `#` and more than three
+/// spaces: the list of purposes. The name to its text.
+func purposeDescriptions(_ text: String) -> [String: String] {
+    var descriptions: [String: String] = [:]
+    var current: String?
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        if line.hasPrefix("interface ") { break }
+        let body = line.dropFirst()
+        if line.hasPrefix("#   "), let first = body.dropFirst(3).first, first != " " {
+            let words = body.split(separator: " ", maxSplits: 1)
+            current = words.count == 2 ? String(words[0]) : nil
+            if let current { descriptions[current] = words[1].trimmingCharacters(in: .whitespaces) }
+        } else if let name = current, line.hasPrefix("#    ") {
+            descriptions[name, default: ""] += " " + body.trimmingCharacters(in: .whitespaces)
+        } else {
+            current = nil
+        }
+    }
+    return descriptions
+}
+
 /// The Swift of `KeyPurpose` for the interface `text`.
 func purposesSwift(_ text: String) -> String {
     var swift = """
@@ -43,8 +67,12 @@ func purposesSwift(_ text: String) -> String {
     public enum KeyPurpose: String, CaseIterable, Hashable, Sendable {
 
     """
+    let descriptions = purposeDescriptions(text)
     for name in interfacePurposes(text) {
-        swift += "    case \(name)\n"
+        guard let description = descriptions[name], !description.isEmpty else {
+            fail("the purpose \(name) has no entry in the interface's list of purposes (#   \(name)   what it is for)")
+        }
+        swift += "    /// \(description)\n    case \(name)\n"
     }
     return swift + "}\n"
 }
