@@ -36,7 +36,8 @@ let package = Package(
 
         // The system, secrets, and rules with no I/O.
         .target(name: "PinVaultSystem", dependencies: ["CPinVaultSystem"]),
-        .target(name: "PinVaultCrypto", dependencies: ["CSodium", "CPinVaultOpenSSL"]),
+        // KeyPurpose is generated from the interface's Credential.purpose (the plugin below).
+        .target(name: "PinVaultCrypto", dependencies: ["CSodium", "CPinVaultOpenSSL"], plugins: ["GenerateVarlinkInterface"]),
         .target(name: "PinVaultCore", dependencies: ["PinVaultCrypto"]),
 
         // The TOML subset of PinVault's configuration files, read strictly.

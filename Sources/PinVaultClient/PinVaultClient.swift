@@ -76,7 +76,7 @@ public final class PinVaultClient: Sendable {
         try ClientLimits.checkUser(user)
         try ClientLimits.checkLabel(label)
         // Only credentials made before purposes existed are legacy: the daemon would refuse it.
-        guard purpose != .legacy else { throw .invalidParameter("purpose") }
+        guard Credential.Purpose.registrable.contains(purpose) else { throw .invalidParameter("purpose") }
         return try await call(.register, wiping: secrets) { parameters in
             parameters.field("user", user)
             parameters.secretField("pin", secrets[0], encoding: .raw)
