@@ -10,28 +10,18 @@ import Foundation
 // purpose is besides its name — its record header byte, what it may do — is written by
 // hand beside the enum, in switches that do not build until they know every case.
 
-/// The values of `  purpose: (a, b, c),` inside `type Credential (…)`, in order.
+/// The values of the `purpose` enum of the interface's `Credential` type, in order, as
+/// the models read them.
 func interfacePurposes(_ text: String) -> [String] {
-    var inCredential = false
-    for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-        if line.hasPrefix("type ") { inCredential = line.hasPrefix("type Credential (") }
-        guard inCredential, line.hasPrefix("  purpose: (") else { continue }
-        guard let close = line.firstIndex(of: ")") else {
-            fail("line \(index + 1): the purpose enum without its values on the same line")
+    guard let field = typeDeclarations(text).first(where: { $0.name == "Credential" })?.fields.first(where: { $0.name == "purpose" }),
+          case .swiftEnum(_, let names) = field.format
+    else { fail("the interface's Credential type declares no `purpose: (…)` enum") }
+    for name in names {
+        guard let first = name.first, first.isLowercase, name.allSatisfy({ $0.isLowercase || $0.isNumber }) else {
+            fail("a purpose is lowercase letters and digits, not \(literal(name))")
         }
-        let names = line[line.index(line.startIndex, offsetBy: "  purpose: (".count)..<close]
-            .split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        for name in names {
-            guard let first = name.first, first.isLowercase,
-                  name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber) })
-            else { fail("line \(index + 1): a purpose is lowercase letters and digits, not \(literal(name))") }
-        }
-        guard !names.isEmpty, Set(names).count == names.count else {
-            fail("line \(index + 1): the purpose enum is empty or names a value twice")
-        }
-        return names
     }
-    fail("the interface's Credential type declares no `purpose: (…)` enum")
+    return names
 }
 
 /// Each entry of the interface's opening comment (before `interface`) of the form

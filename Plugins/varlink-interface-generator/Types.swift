@@ -33,8 +33,9 @@ enum FieldFormat {
     /// without another format.
     case nestedEnum(cases: [String])
     /// An inline enum held as an existing `String`-backed Swift enum whose raw values are
-    /// exactly the interface's (a test compares them), under a nested name after the field.
-    case swiftEnum(String)
+    /// exactly the interface's `cases` (a test compares them, or the enum is generated from
+    /// them: KeyPurpose), under a nested name after the field.
+    case swiftEnum(String, cases: [String] = [])
 }
 
 /// The formats of the fields whose type alone does not say (every `string`), by name: a
@@ -151,16 +152,12 @@ func typeField(_ line: String, of type: String, documentation: [String], line nu
          ("int", .some(let known)) where known.isInt,
          ("[]string", .some(let known)) where known.isList:
         format = known
-    case (let enumeration, .some(.swiftEnum(let swift))) where enumeration.hasPrefix("("):
-        format = .swiftEnum(swift)
+    case (let enumeration, .some(.swiftEnum(let swift, _))) where enumeration.hasPrefix("("):
+        format = .swiftEnum(swift, cases: enumCases(enumeration, of: name, line: number))
     case ("int", nil): format = .count
     case ("bool", nil): format = .flag
-    case (let enumeration, nil) where enumeration.hasPrefix("(") && enumeration.hasSuffix(")"):
-        let cases = enumeration.dropFirst().dropLast().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        guard cases.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }) else {
-            fail("line \(number): a malformed enum of \(name)")
-        }
-        format = .nestedEnum(cases: cases)
+    case (let enumeration, nil) where enumeration.hasPrefix("("):
+        format = .nestedEnum(cases: enumCases(enumeration, of: name, line: number))
     default:
         fail("line \(number): \(type).\(name) of type \(wireType) has no Swift format (fieldFormats in Types.swift)")
     }
@@ -168,6 +165,16 @@ func typeField(_ line: String, of type: String, documentation: [String], line nu
     let absent = absentFromOlderDaemons[type + "." + name]
     if absent != nil, optional { fail("line \(number): \(type).\(name) is optional already") }
     return TypeField(name: name, optional: optional, format: format, absent: absent, documentation: documentation)
+}
+
+/// The values of an inline enum `(a, b)`: letters and digits, at least one, none twice.
+func enumCases(_ enumeration: String, of name: String, line number: Int) -> [String] {
+    guard enumeration.hasSuffix(")") else { fail("line \(number): the enum of \(name) without its values on the same line") }
+    let cases = enumeration.dropFirst().dropLast().split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    guard !cases.isEmpty, Set(cases).count == cases.count,
+          cases.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } })
+    else { fail("line \(number): a malformed enum of \(name)") }
+    return cases
 }
 
 extension FieldFormat {
@@ -275,7 +282,7 @@ func generatedTypes(_ text: String) -> String {
                 swift += documentation(field.documentation, indent: "    ")
                 swift += "    public enum \(field.enumName): String, CaseIterable, Sendable {\n"
                 swift += "        case \(cases.joined(separator: ", "))\n    }\n\n"
-            case .swiftEnum(let existing):
+            case .swiftEnum(let existing, _):
                 swift += documentation(field.documentation, indent: "    ")
                 swift += "    public typealias \(field.enumName) = \(existing)\n\n"
             default:
