@@ -198,11 +198,11 @@ static void become_user(const struct seat_user *user)
         _exit(1);
     }
     /* Not for the user to trace or dump (its descriptor is /dev/uhid's); no new
-     * privileges through exec; no child processes; no files written; no core. */
+     * privileges through exec; no child processes; no core. (No RLIMIT_FSIZE: its
+     * standard error may be a file, and a log line past the limit would kill it.) */
     struct rlimit none = {0, 0};
     if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-        setrlimit(RLIMIT_NPROC, &none) != 0 || setrlimit(RLIMIT_FSIZE, &none) != 0 ||
-        setrlimit(RLIMIT_CORE, &none) != 0) {
+        setrlimit(RLIMIT_NPROC, &none) != 0 || setrlimit(RLIMIT_CORE, &none) != 0) {
         pv_uhid_log("cannot restrict the relay: %s", strerror(errno));
         _exit(1);
     }
@@ -409,8 +409,11 @@ int main(int argc, char **argv)
                 wanted = NO_UID;
                 running = 0;
             }
-            if (wanted != before)
+            if (wanted != before) {
                 restart_due = 1;
+                if (wanted == 0)
+                    pv_uhid_log("uid 0 is at the seat: root gets no security key");
+            }
         }
     }
     stop_relay(&relay);
