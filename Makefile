@@ -18,7 +18,7 @@
 #   make stage STAGE_DIR=DIR            the C modules as the tests load them (stage-sanitized: with ASan and UBSan)
 #   make deb    dist/pinvault_<version>_<arch>.deb (and its -dbgsym), checked by lintian
 #   make package-test  the .deb installed, used, upgraded and purged in a clean Debian 12 root
-#   make install       pinvaultd, pinvault, units, config, deny list, PAM module, man pages (PREFIX, DESTDIR;
+#   make install       pinvaultd, pinvault, pinvault-uhid, units, config, deny list, PAM module, man pages (PREFIX, DESTDIR;
 #                      INSTALL_FROM=DIR installs binaries built there instead of a release build)
 #   make uninstall     removes what install put; keeps config, state and the sealed pepper
 #                      unless PURGE=yes
@@ -497,7 +497,7 @@ PAMCONFIGDIR ?= /usr/share/pam-configs
 
 install-build: release
 
-install: $(if $(INSTALL_FROM),,install-build) pam
+install: $(if $(INSTALL_FROM),,install-build) pam uhid
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DAEMONDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
 		$(DESTDIR)$(USERUNITDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/pinvault $(DESTDIR)$(DOCDIR) $(DESTDIR)$(VARLINKDIR) \
@@ -517,6 +517,11 @@ install: $(if $(INSTALL_FROM),,install-build) pam
 	"$(INSTALL_BIN)/pinvault" --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/pinvault.fish
 	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/pinvault $(DESTDIR)$(ZSHCOMPDIR)/_pinvault $(DESTDIR)$(FISHCOMPDIR)/pinvault.fish
 	install -m 0755 packaging/pinvault-seal-pepper $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper
+	install -m 0755 $(UHID_PROGRAM) $(DESTDIR)$(SBINDIR)/pinvault-uhid
+	@# Installed, not enabled: an admin turns the seat's security key on (docs/WEBAUTHN.md).
+	sed -e 's|^ExecStart=/usr/local/sbin/pinvault-uhid |ExecStart=$(SBINDIR)/pinvault-uhid |' \
+		systemd/pinvault-uhid.service > $(DESTDIR)$(UNITDIR)/pinvault-uhid.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/pinvault-uhid.service
 	sed -e 's|^ExecStart=/usr/local/bin/pinvaultd --config /etc/pinvault/|ExecStart=$(DAEMONDIR)/pinvaultd --config $(SYSCONFDIR)/pinvault/|' \
 		-e 's|^LoadCredentialEncrypted=pinvault.pepper:/etc/credstore.encrypted/|LoadCredentialEncrypted=pinvault.pepper:$(CREDSTORE)/|' \
 		systemd/pinvaultd.service > $(DESTDIR)$(UNITDIR)/pinvaultd.service
@@ -596,11 +601,12 @@ uninstall: uninstall-c
 		pam-auth-update --package --remove pinvault; \
 	fi
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
-		systemctl disable --now pinvaultd.socket pinvaultd.service 2>/dev/null || true; \
+		systemctl disable --now pinvault-uhid.service pinvaultd.socket pinvaultd.service 2>/dev/null || true; \
 	fi
 	rm -f $(DESTDIR)$(PAMCONFIGDIR)/pinvault $(DESTDIR)$(PAMDIR)/pam_pinvault.so
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/pinvault $(DESTDIR)$(ZSHCOMPDIR)/_pinvault $(DESTDIR)$(FISHCOMPDIR)/pinvault.fish
 	rm -f $(DESTDIR)$(DAEMONDIR)/pinvaultd $(DESTDIR)$(BINDIR)/pinvault $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper \
+		$(DESTDIR)$(SBINDIR)/pinvault-uhid $(DESTDIR)$(UNITDIR)/pinvault-uhid.service \
 		$(DESTDIR)$(UNITDIR)/pinvaultd.service $(DESTDIR)$(UNITDIR)/pinvaultd.socket \
 		$(DESTDIR)$(USERUNITDIR)/pinvault-agent.socket $(DESTDIR)$(USERUNITDIR)/pinvault-agent.service \
 		$(DESTDIR)$(SYSUSERSDIR)/pinvault.conf $(DESTDIR)$(VARLINKDIR)/io.pinvault.Vault.varlink
