@@ -3,8 +3,8 @@
 # units: `systemd-analyze verify`, then `systemd-analyze security --offline=yes`,
 # failing when the overall exposure of pinvaultd.service is above MAX_EXPOSURE (1.0);
 # the same for pinvault-uhid.service against MAX_UHID_EXPOSURE (1.5: it must run as
-# root with /dev/uhid and CAP_SETUID/CAP_SETGID, which security scores 0.9 by
-# themselves); and `systemd-analyze verify` of the per-user agent's units when
+# root with /dev/uhid and CAP_SETUID/CAP_SETGID/CAP_KILL, which security scores
+# about 1.0 by themselves); and `systemd-analyze verify` of the per-user agent's units when
 # USER_UNIT_DIR is given.
 #
 #   scripts/check-units.sh UNIT_DIR [ROOT [USER_UNIT_DIR]]

@@ -219,6 +219,7 @@ static void start_relay(const struct options *options, struct relay_process *rel
                     strerror(errno));
         return;
     }
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         pv_uhid_log("fork: %s", strerror(errno));
@@ -242,6 +243,9 @@ static void start_relay(const struct options *options, struct relay_process *rel
         if (sigprocmask(SIG_SETMASK, &none, NULL) != 0)
             _exit(1);
         become_user(&user);
+        /* Gone with this process (set after the uid change, which clears it). */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent)
+            _exit(1);
         _exit(pv_uhid_relay(3, options->socket_path) == 0 ? 0 : 1);
     }
     close(device);
@@ -250,12 +254,17 @@ static void start_relay(const struct options *options, struct relay_process *rel
     pv_uhid_log("security key for uid %u (relay %ld)", (unsigned)uid, (long)pid);
 }
 
-/* The relay killed and reaped: its device and its connection are gone when this returns. */
+/* The relay killed and reaped: its device and its connection are gone when this returns.
+ * A relay this process cannot kill (its unit lost CAP_KILL) must not outlive its user's
+ * turn: then this process exits, and its service manager ends the relay with it. */
 static void stop_relay(struct relay_process *relay)
 {
     if (relay->pid == 0)
         return;
-    kill(relay->pid, SIGKILL);
+    if (kill(relay->pid, SIGKILL) != 0 && errno != ESRCH) {
+        pv_uhid_log("cannot end the relay of uid %u: %s; exiting", (unsigned)relay->uid, strerror(errno));
+        exit(1);
+    }
     while (waitpid(relay->pid, NULL, 0) < 0 && errno == EINTR) {
     }
     pv_uhid_log("security key for uid %u removed", (unsigned)relay->uid);

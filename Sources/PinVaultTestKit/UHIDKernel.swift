@@ -1,42 +1,41 @@
 import Foundation
 import Glibc
-import PinVaultTestKit
 
 /// The kernel's side of /dev/uhid, played by a test for pinvault-uhid
 /// (`--test-uhid-socket`): a `SOCK_SEQPACKET` socket where each connection is one device,
 /// each message one `struct uhid_event` (linux/uhid.h), as each open of /dev/uhid is one
 /// device and each read or write one event.
-final class UHIDKernel {
+public final class UHIDKernel {
     /// linux/uhid.h's event types and report type, as the kernel numbers them.
-    enum Event {
-        static let output: UInt32 = 6
-        static let getReport: UInt32 = 9
-        static let getReportReply: UInt32 = 10
-        static let create2: UInt32 = 11
-        static let input2: UInt32 = 12
-        static let outputReport: UInt8 = 1
+    public enum Event {
+        public static let output: UInt32 = 6
+        public static let getReport: UInt32 = 9
+        public static let getReportReply: UInt32 = 10
+        public static let create2: UInt32 = 11
+        public static let input2: UInt32 = 12
+        public static let outputReport: UInt8 = 1
         /// sizeof(struct uhid_event): the type, then the largest request (UHID_CREATE2's).
-        static let size = 4 + 128 + 64 + 64 + 2 + 2 + 4 * 4 + 4096
+        public static let size = 4 + 128 + 64 + 64 + 2 + 2 + 4 * 4 + 4096
         /// Offsets in UHID_CREATE2: rd_size, bus, rd_data.
-        static let descriptorSizeOffset = 4 + 128 + 64 + 64
-        static let busOffset = descriptorSizeOffset + 2
-        static let descriptorOffset = descriptorSizeOffset + 2 + 2 + 4 * 4
+        public static let descriptorSizeOffset = 4 + 128 + 64 + 64
+        public static let busOffset = descriptorSizeOffset + 2
+        public static let descriptorOffset = descriptorSizeOffset + 2 + 2 + 4 * 4
     }
 
     /// The FIDO report descriptor a security key presents: usage page 0xF1D0, usage 0x01,
     /// 64-byte input (usage 0x20) and output (usage 0x21) reports, no report ids
     /// (the HID usage tables' FIDO Alliance page, written out here independently).
-    static let fidoDescriptor: [UInt8] = [
+    public static let fidoDescriptor: [UInt8] = [
         0x06, 0xD0, 0xF1, 0x09, 0x01, 0xA1, 0x01,
         0x09, 0x20, 0x15, 0x00, 0x26, 0xFF, 0x00, 0x75, 0x08, 0x95, 0x40, 0x81, 0x02,
         0x09, 0x21, 0x15, 0x00, 0x26, 0xFF, 0x00, 0x75, 0x08, 0x95, 0x40, 0x91, 0x02,
         0xC0,
     ]
 
-    let path: String
+    public let path: String
     private let listener: Int32
 
-    init(path: String) throws {
+    public init(path: String) throws {
         self.path = path
         listener = socket(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw TestKitError("socket: errno \(errno)") }
@@ -58,7 +57,7 @@ final class UHIDKernel {
 
     /// The next device pinvault-uhid opens, once it has created it: the first event must
     /// be UHID_CREATE2, whose descriptor is returned with the device.
-    func nextDevice(timeout: Double = 30) throws -> (device: Device, create: [UInt8]) {
+    public func nextDevice(timeout: Double = 30) throws -> (device: Device, create: [UInt8]) {
         guard Self.readable(listener, timeout: timeout) else { throw TestKitError("no device opened within \(timeout) s") }
         let fd = accept(listener, nil, nil)
         guard fd >= 0, fcntl(fd, F_SETFD, FD_CLOEXEC) == 0 else { throw TestKitError("accept: errno \(errno)") }
@@ -69,28 +68,28 @@ final class UHIDKernel {
     }
 
     /// True when another device is opened within `timeout`, which it then takes (closed).
-    func opensDevice(within timeout: Double) -> Bool {
+    public func opensDevice(within timeout: Double) -> Bool {
         guard Self.readable(listener, timeout: timeout) else { return false }
         close(accept(listener, nil, nil))
         return true
     }
 
-    static func readable(_ fd: Int32, timeout: Double) -> Bool {
+    public static func readable(_ fd: Int32, timeout: Double) -> Bool {
         var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return Glibc.poll(&poll, 1, Int32(timeout * 1000)) == 1
     }
 
     /// One virtual device as its kernel sees it: output reports written to it (as hidraw
     /// hands over a 65-byte write: report number 0, then the report), input reports read.
-    final class Device: CTAPHIDReports {
-        let fd: Int32
+    public final class Device: CTAPHIDReports {
+        public let fd: Int32
         /// Events other than UHID_INPUT2 read while waiting for a report.
-        private(set) var otherEvents: [UInt32] = []
+        public private(set) var otherEvents: [UInt32] = []
 
         init(fd: Int32) { self.fd = fd }
         deinit { close(fd) }
 
-        func send(report: [UInt8]) throws {
+        public func send(report: [UInt8]) throws {
             guard report.count == 64 else { throw TestKitError("a report is 64 bytes, not \(report.count)") }
             var event = [UInt8](repeating: 0, count: 4 + 4096 + 2 + 1)
             Self.put(Event.output, at: 0, in: &event)
@@ -100,7 +99,7 @@ final class UHIDKernel {
             try write(event: event)
         }
 
-        func receiveReport() throws -> [UInt8] {
+        public func receiveReport() throws -> [UInt8] {
             while true {
                 let event = try nextEvent()
                 guard event.type == Event.input2 else {
@@ -114,12 +113,12 @@ final class UHIDKernel {
         }
 
         /// Any bytes as one event (a malformed one, say).
-        func write(event: [UInt8]) throws {
+        public func write(event: [UInt8]) throws {
             let written = event.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             guard written == event.count else { throw TestKitError("the device took \(written) of \(event.count) bytes: errno \(errno)") }
         }
 
-        func nextEvent(timeout: Double = 30) throws -> (type: UInt32, bytes: [UInt8]) {
+        public func nextEvent(timeout: Double = 30) throws -> (type: UInt32, bytes: [UInt8]) {
             guard UHIDKernel.readable(fd, timeout: timeout) else { throw TestKitError("no event within \(timeout) s") }
             var buffer = [UInt8](repeating: 0, count: Event.size)
             let length = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
@@ -130,7 +129,7 @@ final class UHIDKernel {
 
         /// True when pinvault-uhid closes the device (its relay ended) within `timeout`,
         /// the events before the end skipped.
-        func isClosed(within timeout: Double) -> Bool {
+        public func isClosed(within timeout: Double) -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             var buffer = [UInt8](repeating: 0, count: Event.size)
             while UHIDKernel.readable(fd, timeout: max(0, deadline.timeIntervalSinceNow)) {
@@ -139,7 +138,7 @@ final class UHIDKernel {
             return false
         }
 
-        static func put(_ value: UInt32, at offset: Int, in bytes: inout [UInt8]) {
+        public static func put(_ value: UInt32, at offset: Int, in bytes: inout [UInt8]) {
             for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(index))) }
         }
     }

@@ -1,18 +1,18 @@
 import Foundation
 import Glibc
-import PinVaultTestKit
 
-/// pinvault-uhid as the tests run it: its AddressSanitizer and UBSan build
-/// (`make uhid-sanitized`), every finding fatal, told the seat's active user on its
-/// standard input (`--test-seat-stdin`: a uid, or "-" for none, a line each) instead of
-/// asking logind, and opening its devices on a `UHIDKernel` (or, given none, /dev/uhid).
-final class UHIDBridge {
-    let process: ChildProcess
-    let logPath: String
+/// pinvault-uhid as the tests run it: by default its AddressSanitizer and UBSan build
+/// (`make uhid-sanitized`), every finding fatal (the deployment tests pass the installed
+/// one, and a launcher: the unit sandbox); told the seat's active user on its standard
+/// input (`--test-seat-stdin`: a uid, or "-" for none, a line each) instead of asking
+/// logind, and opening its devices on a `UHIDKernel` (or, given none, /dev/uhid).
+public final class UHIDBridge {
+    public let process: ChildProcess
+    public let logPath: String
     private var seat: Int32
 
     /// Built once per test process.
-    static func binary() throws -> String {
+    public static func sanitizedBinary() throws -> String {
         lock.lock()
         defer { lock.unlock() }
         if built == nil {
@@ -30,7 +30,10 @@ final class UHIDBridge {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var built: Result<String, any Error>?
 
-    init(ctaphidSocket: String, kernel: UHIDKernel?, directory: String) throws {
+    /// `launcher` (a program and its arguments) runs in front of the binary.
+    public init(
+        binary: String? = nil, launcher: (String, [String])? = nil, ctaphidSocket: String, kernel: UHIDKernel?, directory: String
+    ) throws {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw TestKitError("pipe: errno \(errno)") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -39,8 +42,10 @@ final class UHIDBridge {
         var arguments = ["--ctaphid-socket", ctaphidSocket, "--test-seat-stdin"]
         if let kernel { arguments += ["--test-uhid-socket", kernel.path] }
         do {
+            let program = try binary ?? Self.sanitizedBinary()
+            let (path, argv) = launcher.map { ($0.0, $0.1 + [program] + arguments) } ?? (program, arguments)
             process = try ChildProcess(
-                path: try Self.binary(), arguments: arguments, environment: ChildProcess.inheritedEnvironment(), logPath: logPath,
+                path: path, arguments: argv, environment: ChildProcess.inheritedEnvironment(), logPath: logPath,
                 descriptors: [ends[0]: 0])
         } catch {
             close(ends[0])
@@ -55,7 +60,7 @@ final class UHIDBridge {
     }
 
     /// The seat's active user from now on: `uid`, or nobody.
-    func activate(_ uid: UInt32?) throws {
+    public func activate(_ uid: UInt32?) throws {
         let line = Array((uid.map(String.init) ?? "-").utf8) + [10]
         guard line.withUnsafeBytes({ write(seat, $0.baseAddress, $0.count) }) == line.count else {
             throw TestKitError("pinvault-uhid's standard input: errno \(errno)")
@@ -64,7 +69,7 @@ final class UHIDBridge {
 
     /// The end of its input: it removes the device and exits; its status (nil if it had
     /// not within 30 s: then it is killed).
-    func stop() -> Int32? {
+    public func stop() -> Int32? {
         if seat >= 0 { close(seat) }
         seat = -1
         guard let status = process.waitForExit(timeout: 30) else {
@@ -75,12 +80,12 @@ final class UHIDBridge {
     }
 
     /// SIGTERM: it removes the device and exits; its status.
-    func terminate() -> Int32? { process.stop(signal: SIGTERM, timeout: 30) }
+    public func terminate() -> Int32? { process.stop(signal: SIGTERM, timeout: 30) }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// A sanitizer's report, if its log holds one.
-    var sanitizerFinding: String? {
+    public var sanitizerFinding: String? {
         log.split(separator: "\n").first { $0.contains("AddressSanitizer") || $0.contains("runtime error:") || $0.contains("LeakSanitizer") }
             .map(String.init)
     }
