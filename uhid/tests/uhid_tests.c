@@ -4,8 +4,8 @@
  * and the relay itself in a child process, between this test playing the kernel (a
  * SOCK_SEQPACKET socketpair keeps each event one message, as /dev/uhid does) and
  * playing the daemon (a Unix stream socket that echoes): reports both ways, a reply
- * split across writes, thousands of malformed events, a daemon that closes and one
- * that is gone, and the end of the device ending the relay cleanly.
+ * split across writes, thousands of malformed events, a daemon that closes, one that
+ * stops reading and one that is gone, and the end of the device ending the relay cleanly.
  * UHIDBridgeTests does the same with the real program and a real pinvaultd.
  */
 #define _GNU_SOURCE
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -161,6 +162,18 @@ static ssize_t next_event(struct rig *rig, struct uhid_event *event)
     return read(rig->kernel, event, sizeof *event);
 }
 
+/* The next event of `type`, past the GET_REPORT and SET_REPORT answers still queued
+ * from the malformed events (the relay answers them when it gets to them). */
+static ssize_t next_event_of(struct rig *rig, uint32_t type, struct uhid_event *event)
+{
+    ssize_t length;
+    do
+        length = next_event(rig, event);
+    while (length > 0 && event->type != type &&
+           (event->type == UHID_GET_REPORT_REPLY || event->type == UHID_SET_REPORT_REPLY));
+    return length > 0 && event->type == type ? length : -1;
+}
+
 static int accept_daemon_connection(struct rig *rig)
 {
     if (!wait_readable(rig->listener))
@@ -182,10 +195,13 @@ static int read_report(int fd, uint8_t report[PV_UHID_REPORT_SIZE])
     return 0;
 }
 
-static void send_output(struct rig *rig, uint8_t fill)
+/* One output report written to the relay's device; 0 if it took it. */
+static int send_output(struct rig *rig, uint8_t fill)
 {
     struct uhid_event event = output_event(65, 0, fill);
-    CHECK(write(rig->kernel, &event, sizeof event) == (ssize_t)sizeof event);
+    int taken = write(rig->kernel, &event, sizeof event) == (ssize_t)sizeof event;
+    CHECK(taken);
+    return taken ? 0 : -1;
 }
 
 /* One report out to the daemon on `daemon`, one back split in two writes; 1 if both arrived whole. */
@@ -200,9 +216,8 @@ static int round_trip(struct rig *rig, int daemon, uint8_t fill)
     if (write(daemon, report, 10) != 10 || write(daemon, report + 10, sizeof report - 10) != (ssize_t)sizeof report - 10)
         return 0;
     struct uhid_event event;
-    ssize_t length = next_event(rig, &event);
-    return length == (ssize_t)(HEADER + offsetof(struct uhid_input2_req, data) + PV_UHID_REPORT_SIZE) &&
-           event.type == UHID_INPUT2 && event.u.input2.size == PV_UHID_REPORT_SIZE &&
+    ssize_t length = next_event_of(rig, UHID_INPUT2, &event);
+    return length == (ssize_t)(HEADER + offsetof(struct uhid_input2_req, data) + PV_UHID_REPORT_SIZE) && event.u.input2.size == PV_UHID_REPORT_SIZE &&
            memcmp(event.u.input2.data, report, sizeof report) == 0;
 }
 
@@ -233,7 +248,9 @@ static int start_rig(struct rig *rig)
     }
     close(pair[1]);
     rig->kernel = pair[0];
-    return 0;
+    /* A relay that stops reading fails the test's writes instead of hanging them. */
+    struct timeval timeout = {.tv_sec = WAIT_MS / 1000};
+    return setsockopt(rig->kernel, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
 }
 
 static void test_relay(void)
@@ -304,23 +321,38 @@ static void test_relay(void)
     CHECK(read_report(daemon, report) == 0 && report[0] == 0x24);
     CHECK(round_trip(&rig, daemon, 0x25));
 
+    /* A daemon that stops reading: once its socket is full, a report waits at most the
+     * write timeout, the connection ends, and the relay still answers its device. */
+    for (int i = 0; i < 1000 && send_output(&rig, 0x30) == 0; i++) {
+    }
+    memset(&event, 0, sizeof event);
+    event.type = UHID_GET_REPORT;
+    event.u.get_report.id = 31337;
+    CHECK(write(rig.kernel, &event, sizeof event) == (ssize_t)sizeof event);
+    do
+        length = next_event_of(&rig, UHID_GET_REPORT_REPLY, &event);
+    while (length > 0 && event.u.get_report_reply.id != 31337);
+    CHECK(length > 0 && event.u.get_report_reply.id == 31337);
+
     /* The daemon is gone altogether: reports are dropped, the relay keeps serving its device. */
     close(daemon);
     close(rig.listener);
     unlink(rig.path);
-    for (int i = 0; i < 50; i++)
-        send_output(&rig, 0x26);
+    for (int i = 0; i < 50 && send_output(&rig, 0x26) == 0; i++) {
+    }
     memset(&event, 0, sizeof event);
     event.type = UHID_SET_REPORT;
     event.u.set_report.id = 99;
     CHECK(write(rig.kernel, &event, sizeof event) == (ssize_t)sizeof event);
     do
-        length = next_event(&rig, &event);
-    while (length > 0 && event.type != UHID_SET_REPORT_REPLY);
-    CHECK(length > 0 && event.type == UHID_SET_REPORT_REPLY && event.u.set_report_reply.id == 99);
+        length = next_event_of(&rig, UHID_SET_REPORT_REPLY, &event);
+    while (length > 0 && event.u.set_report_reply.id != 99);
+    CHECK(length > 0 && event.u.set_report_reply.id == 99);
 
     /* The device goes away: the relay ends, cleanly. */
     close(rig.kernel);
+    if (failed)
+        kill(rig.relay, SIGKILL); /* a relay stuck by the failure must not hang the test */
     int status = -1;
     CHECK(waitpid(rig.relay, &status, 0) == rig.relay);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
