@@ -52,8 +52,11 @@
 #define DEFAULT_SOCKET "/run/pinvault/ctaphid.sock"
 #define DEFAULT_SEAT "seat0"
 #define UHID_PATH "/dev/uhid"
-/* A relay that ended while its user is still active is started again after this long. */
+/* A relay that ended while its user is still active is started again after a second,
+ * then twice as long after each further end, up to a minute (a seat change starts over):
+ * a relay that cannot work fills no log. */
 #define RESTART_SECONDS 1
+#define RESTART_SECONDS_MAX 60
 /* The most supplementary groups a user's relay takes. */
 #define MAX_GROUPS 256
 /* A line of --test-seat-stdin. */
@@ -360,6 +363,7 @@ int main(int argc, char **argv)
     uid_t wanted = options.test_seat_stdin ? NO_UID : logind_active_uid(options.seat);
     struct timespec restart_at = {0};
     int running = 1, restart_due = 1;
+    long restart_seconds = RESTART_SECONDS;
     pv_uhid_log("watching %s for %s", options.test_seat_stdin ? "standard input" : options.seat, options.socket_path);
 
     while (running) {
@@ -405,7 +409,9 @@ int main(int argc, char **argv)
                     relay.pid = 0;
                     restart_due = 0;
                     clock_gettime(CLOCK_MONOTONIC, &restart_at);
-                    restart_at.tv_sec += RESTART_SECONDS;
+                    restart_at.tv_sec += restart_seconds;
+                    if (restart_seconds < RESTART_SECONDS_MAX)
+                        restart_seconds *= 2;
                 }
             }
         }
@@ -420,6 +426,7 @@ int main(int argc, char **argv)
             }
             if (wanted != before) {
                 restart_due = 1;
+                restart_seconds = RESTART_SECONDS;
                 if (wanted == 0)
                     pv_uhid_log("uid 0 is at the seat: root gets no security key");
             }
