@@ -52,9 +52,9 @@
 #define DEFAULT_SOCKET "/run/pinvault/ctaphid.sock"
 #define DEFAULT_SEAT "seat0"
 #define UHID_PATH "/dev/uhid"
-/* A relay that ended while its user is still active is started again after a second,
- * then twice as long after each further end, up to a minute (a seat change starts over):
- * a relay that cannot work fills no log. */
+/* A relay that ended (or could not start: no account, no /dev/uhid) while its user is
+ * still active is tried again after a second, then twice as long after each further
+ * end, up to a minute (a seat change starts over): one that cannot work fills no log. */
 #define RESTART_SECONDS 1
 #define RESTART_SECONDS_MAX 60
 /* The most supplementary groups a user's relay takes. */
@@ -211,23 +211,24 @@ static void become_user(const struct seat_user *user)
     }
 }
 
-static void start_relay(const struct options *options, struct relay_process *relay, uid_t uid)
+/* A relay for `uid`; 0 once it runs. */
+static int start_relay(const struct options *options, struct relay_process *relay, uid_t uid)
 {
     struct seat_user user;
     if (resolve_user(uid, &user) != 0)
-        return;
+        return -1;
     int device = open_device(options);
     if (device < 0) {
         pv_uhid_log("cannot open %s: %s", options->test_uhid_socket ? options->test_uhid_socket : UHID_PATH,
                     strerror(errno));
-        return;
+        return -1;
     }
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         pv_uhid_log("fork: %s", strerror(errno));
         close(device);
-        return;
+        return -1;
     }
     if (pid == 0) {
         /* Only the device and the standard streams cross over. */
@@ -255,6 +256,7 @@ static void start_relay(const struct options *options, struct relay_process *rel
     relay->pid = pid;
     relay->uid = uid;
     pv_uhid_log("security key for uid %u (relay %ld)", (unsigned)uid, (long)pid);
+    return 0;
 }
 
 /* The relay killed and reaped: its device and its connection are gone when this returns.
@@ -321,6 +323,15 @@ static int read_seat_lines(uid_t *wanted)
     return 1;
 }
 
+/* The next try at a relay, `*seconds` from now; the wait after it twice as long. */
+static void schedule_restart(struct timespec *at, long *seconds)
+{
+    clock_gettime(CLOCK_MONOTONIC, at);
+    at->tv_sec += *seconds;
+    if (*seconds < RESTART_SECONDS_MAX)
+        *seconds *= 2;
+}
+
 /* Who gets a security key: a user, never root (whose relay would keep every privilege). */
 static int served(uid_t uid)
 {
@@ -370,8 +381,10 @@ int main(int argc, char **argv)
         /* Exactly the wanted user's relay, or none. */
         if (relay.pid != 0 && relay.uid != wanted)
             stop_relay(&relay);
-        if (relay.pid == 0 && served(wanted) && restart_due)
-            start_relay(&options, &relay, wanted);
+        if (relay.pid == 0 && served(wanted) && restart_due && start_relay(&options, &relay, wanted) != 0) {
+            restart_due = 0;
+            schedule_restart(&restart_at, &restart_seconds);
+        }
 
         int timeout = -1;
         if (relay.pid == 0 && served(wanted) && !restart_due) {
@@ -408,10 +421,7 @@ int main(int argc, char **argv)
                                 WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
                     relay.pid = 0;
                     restart_due = 0;
-                    clock_gettime(CLOCK_MONOTONIC, &restart_at);
-                    restart_at.tv_sec += restart_seconds;
-                    if (restart_seconds < RESTART_SECONDS_MAX)
-                        restart_seconds *= 2;
+                    schedule_restart(&restart_at, &restart_seconds);
                 }
             }
         }
