@@ -226,7 +226,7 @@ final class UHIDBridgeTests: DaemonTestCase {
         let user = try LocalUser()
         try bridge.activate(user.uid)
         var node: String?
-        XCTAssertTrue(try eventually(timeout: 30) {
+        XCTAssertTrue(eventually(timeout: 30) {
             node = Self.hidrawNode(named: "PinVault security key")
             return node != nil
         }, bridge.log)
