@@ -5,7 +5,8 @@ import Glibc
 /// (`make uhid-sanitized`), every finding fatal (the deployment tests pass the installed
 /// one, and a launcher: the unit sandbox); told the seat's active user on its standard
 /// input (`--test-seat-stdin`: a uid, or "-" for none, a line each) instead of asking
-/// logind, and opening its devices on a `UHIDKernel` (or, given none, /dev/uhid).
+/// logind, and opening its devices on the socket of a kernel a test plays (`UHIDKernel`,
+/// or python-fido2's, Tests/Python/ctaphid_socket.py), or, given none, on /dev/uhid.
 public final class UHIDBridge {
     public let process: ChildProcess
     public let logPath: String
@@ -32,7 +33,7 @@ public final class UHIDBridge {
 
     /// `launcher` (a program and its arguments) runs in front of the binary.
     public init(
-        binary: String? = nil, launcher: (String, [String])? = nil, ctaphidSocket: String, kernel: UHIDKernel?, directory: String
+        binary: String? = nil, launcher: (String, [String])? = nil, ctaphidSocket: String, kernelPath: String?, directory: String
     ) throws {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw TestKitError("pipe: errno \(errno)") }
@@ -40,7 +41,7 @@ public final class UHIDBridge {
         seat = ends[1]
         logPath = directory + "/pinvault-uhid.log"
         var arguments = ["--ctaphid-socket", ctaphidSocket, "--test-seat-stdin"]
-        if let kernel { arguments += ["--test-uhid-socket", kernel.path] }
+        if let kernelPath { arguments += ["--test-uhid-socket", kernelPath] }
         do {
             let program = try binary ?? Self.sanitizedBinary()
             let (path, argv) = launcher.map { ($0.0, $0.1 + [program] + arguments) } ?? (program, arguments)

@@ -102,7 +102,7 @@ final class UnitSandboxTests: XCTestCase {
                 TestDaemon.repositoryRoot + "/scripts/unit-sandbox.py",
                 "--unit", installation.unitDirectory + "/pinvault-uhid.service", "--scratch", try daemon.scratch(), "--",
             ]),
-            ctaphidSocket: daemon.ctaphidSocketPath, kernel: kernel, directory: daemon.root)
+            ctaphidSocket: daemon.ctaphidSocketPath, kernelPath: kernel.path, directory: daemon.root)
         let user = try LocalUser()
         try bridge.activate(user.uid)
         let (device, _) = try kernel.nextDevice()

@@ -23,7 +23,9 @@ final class UHIDBridgeTests: DaemonTestCase {
         try super.tearDownWithError()
     }
 
-    private func startBridge(kernel useKernel: Bool = true) throws {
+    /// `kernel`: a `UHIDKernel` of this test's; `kernelPath`: a kernel another process
+    /// plays; neither: /dev/uhid.
+    private func startBridge(kernel useKernel: Bool = true, kernelPath: String? = nil) throws {
         guard getuid() == 0 else {
             try RootOnlySuites.skip(self, "pinvault-uhid's relay becomes the seat user (setuid) and the tests make local users") {
                 XCTSkip($0)
@@ -32,7 +34,8 @@ final class UHIDBridgeTests: DaemonTestCase {
         try startDaemon()
         let kernel = useKernel ? try UHIDKernel(path: daemon.root + "/uhid.sock") : nil
         self.kernel = kernel
-        bridge = try UHIDBridge(ctaphidSocket: daemon.ctaphidSocketPath, kernel: kernel, directory: daemon.root)
+        bridge = try UHIDBridge(
+            ctaphidSocket: daemon.ctaphidSocketPath, kernelPath: kernel?.path ?? kernelPath, directory: daemon.root)
     }
 
     /// GetInfo's option clientPin on `channel`: whether the daemon holds a PIN (a security
@@ -201,6 +204,37 @@ final class UHIDBridgeTests: DaemonTestCase {
         XCTAssertTrue(device.isClosed(within: 30))
         let (again, _) = try kernel.nextDevice()
         _ = try again.initialize()
+        assertStoppedCleanly(bridge)
+    }
+
+    /// Yubico's python-fido2 as the browser, through the virtual device rather than the
+    /// socket (Tests/Python/fido2_client.py, with Tests/Python/ctaphid_socket.py playing
+    /// the kernel): setPIN, an ES256 registration and a discoverable sign-in verified by
+    /// its Fido2Server, another rp id refused, a wrong PIN — all counted to the seat
+    /// user's uid, which only the relay's connection can have told the daemon.
+    func testFido2ClientRegistersAndSignsIn_throughTheVirtualDevice_asTheSeatUser() throws {
+        let python = try PythonVarlink.interpreter()
+        let kernelPath = "/tmp/pinvault-uhid-kernel-\(UInt32.random(in: 0...UInt32.max))"
+        try startBridge(kernel: false, kernelPath: kernelPath)
+        let bridge = try XCTUnwrap(bridge)
+        let user = try LocalUser()
+        let logPath = daemon.root + "/fido2_client.log"
+        let browser = try ChildProcess(
+            path: python, arguments: [TestDaemon.repositoryRoot + "/Tests/Python/fido2_client.py", "uhid-kernel:" + kernelPath],
+            environment: ChildProcess.inheritedEnvironment(), logPath: logPath)
+        defer { unlink(kernelPath) }
+        XCTAssertTrue(eventually(timeout: 60) { FileManager.default.fileExists(atPath: kernelPath) || !browser.isRunning })
+        try bridge.activate(user.uid)
+        let status = browser.waitForExit(timeout: 120)
+        let output = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        XCTAssertEqual(status, 0, "python-fido2 (run `make venv`): \(output)\n\(bridge.log)")
+        XCTAssertTrue(output.hasSuffix("ok\n"), output)
+
+        let securityKeys = try client.list(ownerUid: Int(user.uid)).filter { $0["purpose"] as? String == "webauthn" }
+        XCTAssertEqual(securityKeys.count, 1, "\(securityKeys)")
+        XCTAssertEqual(securityKeys.first?["ownerUid"] as? Int, Int(user.uid))
+        XCTAssertEqual(securityKeys.first?["failedAttempts"] as? Int, 1, "\(securityKeys)")
+        XCTAssertTrue(try client.list().filter { $0["purpose"] as? String == "webauthn" }.isEmpty, "root got a security key")
         assertStoppedCleanly(bridge)
     }
 
