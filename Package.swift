@@ -218,7 +218,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PinVaultTransportTests",
-            dependencies: ["PinVaultTransport", "PinVaultDoor", "PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem"]
+            dependencies: [
+                "PinVaultTransport", "PinVaultDoor", "PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "PinVaultVarlinkTests",
