@@ -22,6 +22,7 @@
 #include <openssl/evp.h>
 #include <openssl/obj_mac.h>
 #include <openssl/param_build.h>
+#include <openssl/sha.h>
 
 #define CPINVAULTOPENSSL_FUNCTIONS(X) \
     X(BN_bin2bn) X(BN_bn2binpad) X(BN_clear_free) X(BN_CTX_free) X(BN_CTX_secure_new) X(BN_free) \
@@ -39,7 +40,8 @@
     X(EVP_PKEY_fromdata_init) \
     X(OpenSSL_version_num) \
     X(OSSL_PARAM_BLD_free) X(OSSL_PARAM_BLD_new) X(OSSL_PARAM_BLD_push_BN) X(OSSL_PARAM_BLD_push_octet_string) \
-    X(OSSL_PARAM_BLD_push_utf8_string) X(OSSL_PARAM_BLD_to_param) X(OSSL_PARAM_free)
+    X(OSSL_PARAM_BLD_push_utf8_string) X(OSSL_PARAM_BLD_to_param) X(OSSL_PARAM_free) \
+    X(SHA256_Final) X(SHA256_Init) X(SHA256_Update)
 
 #define CPINVAULTOPENSSL_POINTER(name) __typeof__(name) *name;
 struct CPinVaultOpenSSL_functions {
@@ -117,6 +119,9 @@ int CPinVaultOpenSSL_secure_heap(void);
 #define OSSL_PARAM_BLD_push_utf8_string (CPinVaultOpenSSL_crypto.OSSL_PARAM_BLD_push_utf8_string)
 #define OSSL_PARAM_BLD_to_param (CPinVaultOpenSSL_crypto.OSSL_PARAM_BLD_to_param)
 #define OSSL_PARAM_free (CPinVaultOpenSSL_crypto.OSSL_PARAM_free)
+#define SHA256_Final (CPinVaultOpenSSL_crypto.SHA256_Final)
+#define SHA256_Init (CPinVaultOpenSSL_crypto.SHA256_Init)
+#define SHA256_Update (CPinVaultOpenSSL_crypto.SHA256_Update)
 #endif
 
 #endif

@@ -100,13 +100,26 @@ static size_t der_integer(const BIGNUM *number, uint8_t *out)
     return 2 + pad + length;
 }
 
-int CPinVaultOpenSSL_p256_key_sign(const CPinVaultOpenSSL_p256_key *key, const uint8_t *digest, uint8_t *der,
-                                   size_t der_capacity, size_t *der_length)
+int CPinVaultOpenSSL_p256_key_sign(const CPinVaultOpenSSL_p256_key *key, int prehashed, const uint8_t *data,
+                                   size_t data_length, uint8_t *der, size_t der_capacity, size_t *der_length)
 {
+    unsigned char digest[32];
+    const unsigned char *hash = data;
     if (key == NULL || der_capacity < 72)
         return 0;
+    if (prehashed) {
+        if (data_length != p256_digest_bytes)
+            return 0;
+    } else {
+        /* The low-level calls: SHA256(), EVP's one-shot, fetches the algorithm each time. */
+        SHA256_CTX context;
+        if (SHA256_Init(&context) != 1 || SHA256_Update(&context, data, data_length) != 1
+            || SHA256_Final(digest, &context) != 1)
+            return 0;
+        hash = digest;
+    }
     /* ECDSA_do_sign takes the key as not const; it changes nothing in it. */
-    ECDSA_SIG *signature = ECDSA_do_sign(digest, (int)p256_digest_bytes, (EC_KEY *)key);
+    ECDSA_SIG *signature = ECDSA_do_sign(hash, (int)p256_digest_bytes, (EC_KEY *)key);
     if (signature == NULL)
         return 0;
     const BIGNUM *r = NULL, *s = NULL;
@@ -129,11 +142,11 @@ int CPinVaultOpenSSL_p256_public_key(const uint8_t *scalar, uint8_t *point)
     return key != NULL;
 }
 
-int CPinVaultOpenSSL_p256_sign(const uint8_t *scalar, const uint8_t *digest, uint8_t *der, size_t der_capacity,
-                               size_t *der_length)
+int CPinVaultOpenSSL_p256_sign(const uint8_t *scalar, int prehashed, const uint8_t *data, size_t data_length,
+                               uint8_t *der, size_t der_capacity, size_t *der_length)
 {
     CPinVaultOpenSSL_p256_key *key = CPinVaultOpenSSL_p256_key_new(scalar, NULL);
-    int done = CPinVaultOpenSSL_p256_key_sign(key, digest, der, der_capacity, der_length);
+    int done = CPinVaultOpenSSL_p256_key_sign(key, prehashed, data, data_length, der, der_capacity, der_length);
     CPinVaultOpenSSL_p256_key_free(key);
     return done;
 }

@@ -86,24 +86,24 @@ public enum P256 {
         guard scalar.count == scalarSize, publicKey.count == publicKeySize else {
             throw CryptoError.invalidLength("key")
         }
-        return try signature(of: message, prehashed: prehashed) { digest, der, capacity, length in
-            scalar.withSodiumPointer { CPinVaultOpenSSL_p256_sign($0, digest, der, capacity, length) }
+        return try signature(of: message, prehashed: prehashed) { data, count, der, capacity, length in
+            scalar.withSodiumPointer { CPinVaultOpenSSL_p256_sign($0, prehashed ? 1 : 0, data, count, der, capacity, length) }
         }
     }
 
-    /// The DER signature `sign` makes (1 for success) of the digest of `message`: SHA-256
-    /// by libsodium (libcrypto's one-shot SHA256 fetches the algorithm on every call), or
-    /// `message` itself when `prehashed`.
+    /// The DER signature `sign` makes (1 for success) of SHA-256(`message`), or of
+    /// `message` itself (a 32-byte digest) when `prehashed`; libcrypto hashes.
     static func signature(
         of message: UnsafeRawBufferPointer, prehashed: Bool,
-        _ sign: (UnsafePointer<UInt8>, UnsafeMutablePointer<UInt8>, Int, UnsafeMutablePointer<Int>) -> Int32
+        _ sign: (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<UInt8>, Int, UnsafeMutablePointer<Int>) -> Int32
     ) throws(CryptoError) -> [UInt8] {
         guard !prehashed || message.count == KeyAlgorithm.digestSize else { throw CryptoError.invalidLength("digest") }
-        let digest = prehashed ? Array(message) : SHA256.hash(message)
         var signature = [UInt8](repeating: 0, count: maxSignatureSize)
         var length = 0
-        let done = signature.withUnsafeMutableBufferPointer { der in
-            der.baseAddress.map { sign(digest, $0, der.count, &length) } ?? 0
+        let done = Sodium.withInput(message) { data, count in
+            signature.withUnsafeMutableBufferPointer { der in
+                der.baseAddress.map { sign(data, count, $0, der.count, &length) } ?? 0
+            }
         }
         guard done == 1, length <= signature.count else { throw CryptoError.signingFailed }
         signature.removeLast(signature.count - length)
@@ -137,8 +137,8 @@ public enum P256 {
 
         /// As `P256.sign`.
         func sign(_ message: UnsafeRawBufferPointer, prehashed: Bool) throws(CryptoError) -> [UInt8] {
-            try P256.signature(of: message, prehashed: prehashed) { digest, der, capacity, length in
-                CPinVaultOpenSSL_p256_key_sign(key, digest, der, capacity, length)
+            try P256.signature(of: message, prehashed: prehashed) { data, count, der, capacity, length in
+                CPinVaultOpenSSL_p256_key_sign(key, prehashed ? 1 : 0, data, count, der, capacity, length)
             }
         }
     }

@@ -49,15 +49,17 @@ CPinVaultOpenSSL_p256_key *CPinVaultOpenSSL_p256_key_new(const uint8_t *scalar, 
 /* Frees `key` (NULL: nothing), clearing its private key. */
 void CPinVaultOpenSSL_p256_key_free(CPinVaultOpenSSL_p256_key *key);
 
-/* An ECDSA P-256 signature of the 32-byte `digest` by `key`, DER ECDSA-Sig-Value (at
- * most 72 bytes; `der_capacity` must be at least 72). Nonces are libcrypto's: k from
+/* An ECDSA P-256 signature by `key`, DER ECDSA-Sig-Value (at most 72 bytes into `der`;
+ * `der_capacity` must be at least 72): of SHA-256(`data`) when `prehashed` is 0, else of
+ * `data` itself, which must then be a 32-byte digest. Nonces are libcrypto's: k from
  * fresh random bytes hashed with the private key and the digest. */
-int CPinVaultOpenSSL_p256_key_sign(const CPinVaultOpenSSL_p256_key *key, const uint8_t *digest, uint8_t *der,
-                                   size_t der_capacity, size_t *der_length);
+int CPinVaultOpenSSL_p256_key_sign(const CPinVaultOpenSSL_p256_key *key, int prehashed, const uint8_t *data,
+                                   size_t data_length, uint8_t *der, size_t der_capacity, size_t *der_length);
 
 /* The same by the key of `scalar` (32 bytes, big-endian), made and freed within the call. */
-int CPinVaultOpenSSL_p256_sign(const uint8_t *scalar, const uint8_t *digest, uint8_t *der, size_t der_capacity,
-                               size_t *der_length);
+int CPinVaultOpenSSL_p256_sign(const uint8_t *scalar, int prehashed, const uint8_t *data, size_t data_length,
+                               uint8_t *der, size_t der_capacity, size_t *der_length);
+
 
 /* CTAP 2.1's PIN/UV auth protocols (ctap.c). The P-256 ECDH x-coordinate of scalar (32
  * bytes, big-endian) times peer_point (65 bytes, SEC1 uncompressed, checked to be on the
