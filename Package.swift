@@ -31,8 +31,9 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "CPinVaultSystem"),
-        // The system's libcrypto (OpenSSL 3): P-256 keys, and the host keys session-bind names.
-        .target(name: "CPinVaultOpenSSL", linkerSettings: [.linkedLibrary("crypto")]),
+        // The system's libcrypto (OpenSSL 3), loaded at its first use (libcrypto.h): P-256 keys,
+        // the host keys session-bind names, CTAP's PIN protocols.
+        .target(name: "CPinVaultOpenSSL"),
 
         // The system, secrets, and rules with no I/O.
         .target(name: "PinVaultSystem", dependencies: ["CPinVaultSystem"]),
@@ -218,7 +219,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PinVaultTransportTests",
-            dependencies: ["PinVaultTransport", "PinVaultDoor", "PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem"]
+            dependencies: [
+                "PinVaultTransport", "PinVaultDoor", "PinVaultProtocol", "PinVaultCrypto", "PinVaultSystem",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "PinVaultVarlinkTests",

@@ -36,8 +36,8 @@ struct BenchmarkRun {
         try SessionSignBenchmark.run(
             daemon: daemon, agent: agent, userAgent: userAgent, cores: machine.cores, parameters: parameters, report: report
         )
-        progress("P-256 signatures (PinVault's agent socket, ssh-agent holding an ECDSA P-256 key)")
-        try P256SignBenchmark.run(daemon: daemon, cores: machine.cores, parameters: parameters, report: report)
+        progress("P-256 signatures (PinVault's agents, ssh-agent holding an ECDSA P-256 key)")
+        try P256SignBenchmark.run(daemon: daemon, userAgent: userAgent, cores: machine.cores, parameters: parameters, report: report)
         progress("PKCS#11 signatures (pinvault-pkcs11.so C_Sign, Varlink Sign, SoftHSM2 C_Sign)")
         try PKCS11SignBenchmark.run(daemon: daemon, parameters: parameters, report: report)
 

@@ -1,17 +1,14 @@
 /* See CPinVaultOpenSSL.h. Every allocation is freed on every path; every return of
  * libcrypto is checked. */
 #include "CPinVaultOpenSSL.h"
-
-#include <openssl/bn.h>
-#include <openssl/crypto.h>
-#include <openssl/ec.h>
-#include <openssl/evp.h>
-#include <openssl/obj_mac.h>
+#include "libcrypto.h"
 
 /* CTAP's key agreement: the x-coordinate of scalar × peer, the peer's point checked to
  * be on P-256 (EC_POINT_oct2point refuses one that is not) and not the identity. */
 int CPinVaultOpenSSL_p256_ecdh(const uint8_t *scalar, const uint8_t *peer_point, uint8_t *shared_x)
 {
+    if (!CPinVaultOpenSSL_libcrypto())
+        return 0;
     int done = 0;
     EC_GROUP *group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
     EC_POINT *peer = group != NULL ? EC_POINT_new(group) : NULL;
@@ -45,6 +42,8 @@ out:
 int CPinVaultOpenSSL_aes256_cbc(int encrypt, const uint8_t *key, const uint8_t *iv, const uint8_t *input,
                                 size_t length, uint8_t *output)
 {
+    if (!CPinVaultOpenSSL_libcrypto())
+        return 0;
     int done = 0, written = 0, final = 0;
     EVP_CIPHER_CTX *cipher = EVP_CIPHER_CTX_new();
 

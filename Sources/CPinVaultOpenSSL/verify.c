@@ -1,12 +1,7 @@
 /* See CPinVaultOpenSSL.h. Every allocation is freed on every path; every return of
  * libcrypto is checked. */
 #include "CPinVaultOpenSSL.h"
-
-#include <openssl/bn.h>
-#include <openssl/core_names.h>
-#include <openssl/ec.h>
-#include <openssl/evp.h>
-#include <openssl/param_build.h>
+#include "libcrypto.h"
 
 /* Verifies `signature` (in the encoding EVP expects: DER for ECDSA, raw for RSA) of
  * `data` under `key`. */
@@ -38,6 +33,8 @@ int CPinVaultOpenSSL_ecdsa_verify(const char *group, const char *digest,
                                   const uint8_t *r, size_t r_length, const uint8_t *s, size_t s_length,
                                   const uint8_t *data, size_t data_length)
 {
+    if (!CPinVaultOpenSSL_libcrypto())
+        return 0;
     int good = 0;
     OSSL_PARAM_BLD *builder = OSSL_PARAM_BLD_new();
     OSSL_PARAM *params = NULL;
@@ -79,6 +76,8 @@ int CPinVaultOpenSSL_rsa_verify(const char *digest, unsigned minimum_bits,
                                 const uint8_t *signature, size_t signature_length,
                                 const uint8_t *data, size_t data_length)
 {
+    if (!CPinVaultOpenSSL_libcrypto())
+        return 0;
     int good = 0;
     OSSL_PARAM_BLD *builder = OSSL_PARAM_BLD_new();
     OSSL_PARAM *params = NULL;

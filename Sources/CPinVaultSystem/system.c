@@ -2,6 +2,7 @@
 #include "CPinVaultSystem.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -56,4 +57,9 @@ int CPinVaultSystem_set_thread_name(const char *name) {
 
 void *CPinVaultSystem_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len) {
     return memmem(haystack, haystack_len, needle, needle_len);
+}
+
+int CPinVaultSystem_release_free_heap(void)
+{
+    return malloc_trim(0);
 }

@@ -12,7 +12,8 @@ import CSodium
 ///
 /// (n the group order). A candidate is rejected with probability about 2⁻³², so the
 /// first one is the scalar for all but one seed in four billion; no seed has been
-/// found that needs more than two. The scalar lives only in `sodium_malloc`'d memory.
+/// found that needs more than two. The scalar lives only in `sodium_malloc`'d memory, and
+/// an unlock session's only in libcrypto's secure heap (`HeldKey`).
 public enum P256 {
     /// SEC1 uncompressed point: `04 ‖ x ‖ y`.
     public static let publicKeySize = 65
@@ -78,24 +79,68 @@ public enum P256 {
     }
 
     /// A DER ECDSA-Sig-Value of SHA-256(`message`), or, `prehashed`, of `message` itself
-    /// (a 32-byte digest).
+    /// (a 32-byte digest), by the key of `scalar`, made for this one signature.
     static func sign(
         _ message: UnsafeRawBufferPointer, prehashed: Bool, scalar: SecretBytes, publicKey: [UInt8]
     ) throws(CryptoError) -> [UInt8] {
         guard scalar.count == scalarSize, publicKey.count == publicKeySize else {
             throw CryptoError.invalidLength("key")
         }
+        return try signature(of: message, prehashed: prehashed) { data, count, der, capacity, length in
+            scalar.withSodiumPointer { CPinVaultOpenSSL_p256_sign($0, prehashed ? 1 : 0, data, count, der, capacity, length) }
+        }
+    }
+
+    /// The DER signature `sign` makes (1 for success) of SHA-256(`message`), or of
+    /// `message` itself (a 32-byte digest) when `prehashed`; libcrypto hashes.
+    static func signature(
+        of message: UnsafeRawBufferPointer, prehashed: Bool,
+        _ sign: (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<UInt8>, Int, UnsafeMutablePointer<Int>) -> Int32
+    ) throws(CryptoError) -> [UInt8] {
         guard !prehashed || message.count == KeyAlgorithm.digestSize else { throw CryptoError.invalidLength("digest") }
         var signature = [UInt8](repeating: 0, count: maxSignatureSize)
         var length = 0
-        let done = Sodium.withInput(message) { pointer, count in
-            scalar.withSodiumPointer { scalarPointer in
-                CPinVaultOpenSSL_p256_sign(scalarPointer, prehashed ? 1 : 0, pointer, count, &signature, signature.count, &length)
+        let done = Sodium.withInput(message) { data, count in
+            signature.withUnsafeMutableBufferPointer { der in
+                der.baseAddress.map { sign(data, count, $0, der.count, &length) } ?? 0
             }
         }
         guard done == 1, length <= signature.count else { throw CryptoError.signingFailed }
         signature.removeLast(signature.count - length)
         return signature
+    }
+
+    /// A P-256 key that libcrypto holds: its private key in libcrypto's secure heap
+    /// (locked pages, left out of core dumps, cleared when freed), the scalar it was made
+    /// from zeroed as soon as it is made. What an unlock session keeps, so that each
+    /// signature costs only ECDSA; freed, with clearing, when the last reference goes.
+    final class HeldKey: @unchecked Sendable {
+        private let key: OpaquePointer
+        /// The SEC1 uncompressed point.
+        let publicKey: [UInt8]
+
+        /// The key of `seed`'s scalar.
+        init(seed: SecretBytes) throws(CryptoError) {
+            let scalar = try P256.scalar(seed: seed)
+            defer { scalar.wipe() }
+            var point = [UInt8](repeating: 0, count: P256.publicKeySize)
+            guard let key = scalar.withSodiumPointer({ CPinVaultOpenSSL_p256_key_new($0, &point) }) else {
+                throw CryptoError.signingFailed
+            }
+            self.key = key
+            publicKey = point
+        }
+
+        deinit {
+            CPinVaultOpenSSL_p256_key_free(key)
+        }
+
+        /// As `P256.sign`.
+        func sign(_ message: UnsafeRawBufferPointer, prehashed: Bool) throws(CryptoError) -> [UInt8] {
+            try P256.signature(of: message, prehashed: prehashed) { data, count, der, capacity, length in
+                CPinVaultOpenSSL_p256_key_sign(key, prehashed ? 1 : 0, data, count, der, capacity, length)
+            }
+        }
     }
 
     /// True only for a DER ECDSA-Sig-Value (`ECDSASignature`) of SHA-256(`message`) under

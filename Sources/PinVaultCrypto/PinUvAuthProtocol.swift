@@ -1,5 +1,6 @@
 import CPinVaultOpenSSL
 import CSodium
+import Synchronization
 
 /// CTAP 2.1's PIN/UV auth protocols (§6.5.6 one, §6.5.7 two): how a client and this
 /// authenticator agree on a shared secret over P-256 ECDH, encrypt a PIN or a token
@@ -126,13 +127,28 @@ public enum PinUvAuthProtocol: Int, CaseIterable, Sendable {
 }
 
 /// The authenticator's key-agreement key: a P-256 key pair made at power-up (CTAP
-/// regenerates it on each), its scalar in secret memory.
+/// regenerates it on each), its scalar in secret memory. The scalar is fixed at once;
+/// its public point, libcrypto's work, is computed when first asked for, so that a
+/// daemon whose security key no one uses never loads libcrypto for it.
 public final class KeyAgreementKey: Sendable {
     let scalar: SecretBytes
-    /// SEC1 uncompressed: 04 ‖ x ‖ y.
-    public let publicKey: [UInt8]
+    private let point = Mutex<[UInt8]?>(nil)
 
     public init() throws(CryptoError) {
-        (scalar, publicKey) = try P256.keyPair(seed: KeyAlgorithm.generateSeed())
+        scalar = try P256.scalar(seed: KeyAlgorithm.generateSeed())
+    }
+
+    /// SEC1 uncompressed: 04 ‖ x ‖ y. Should libcrypto be missing, 04 and zeroes, a point
+    /// not on the curve: every client refuses it, and `sharedSecret` fails all the same.
+    public var publicKey: [UInt8] {
+        point.withLock { point in
+            if let point { return point }
+            var computed = [UInt8](repeating: 0, count: P256.publicKeySize)
+            guard scalar.withSodiumPointer({ CPinVaultOpenSSL_p256_public_key($0, &computed) }) == 1 else {
+                return [0x04] + [UInt8](repeating: 0, count: P256.publicKeySize - 1)
+            }
+            point = computed
+            return computed
+        }
     }
 }

@@ -174,7 +174,8 @@ public enum Daemon {
             stats: vault.serverStats,
             notifier: notifier,
             logger: logger,
-            hasWork: { vault.engine.hasWork }
+            hasWork: { vault.engine.hasWork },
+            backlog: vault.loopBacklog
         )
 
         let kdf = configuration.kdf

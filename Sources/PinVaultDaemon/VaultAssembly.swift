@@ -21,6 +21,9 @@ public final class VaultAssembly: Sendable {
     public let engine: VaultEngine
     /// What the transport counts, for GetStats; the daemon's `Server` counts into it.
     public let serverStats: ServerStats
+    /// Set by the daemon's `Server` before each request, read by the engine's signatures
+    /// on the loop (`SigningBudget`).
+    public let loopBacklog = LoopBacklog()
     /// The `io.pinvault.Vault` door.
     public let varlink: VarlinkFrontDoor
     /// The ssh-agent door, over the same engine (its sessions).
@@ -41,7 +44,7 @@ public final class VaultAssembly: Sendable {
     ) throws(SystemError) {
         engine = try VaultEngine(
             settings: configuration.engineSettings(processors: processors),
-            store: store, pepper: pepper, logger: logger, now: now
+            store: store, pepper: pepper, logger: logger, now: now, loopBacklog: loopBacklog
         )
         serverStats = ServerStats()
         varlink = VarlinkFrontDoor(

@@ -10,7 +10,8 @@ import PinVaultSystem
 /// them all. Unlock is a PIN call like Authenticate (`withPin`: counted before the
 /// check, throttled, blocked, upgrade on use); Sign runs no KDF and reaches neither the
 /// store nor the KDF pool: it signs on the caller's thread — the event loop — within
-/// the uid's `SigningBudget`, and on the signing thread past it.
+/// the uid's `SigningBudget` (always, while nothing else waits for the loop), and on the
+/// signing thread past it.
 extension VaultEngine {
     func unlock(
         _ call: Call, user: String, keyId: KeyID?, pin: SecretBytes, ttlSeconds: Int64, boundConnection: UInt64?,
@@ -110,7 +111,8 @@ extension VaultEngine {
     /// (`SessionConstraints.check`), both under the table's lock with the session found.
     func sign(_ call: Call, keyId: KeyID, message: [UInt8], access: KeyAccess, context: SigningContext) {
         let owner = call.caller.uid
-        switch sessions.sign(message, keyId: keyId, owner: owner, access: access, context: context, inline: true) {
+        let othersWaiting = loopBacklog.othersWaiting
+        switch sessions.sign(message, keyId: keyId, owner: owner, access: access, context: context, inline: true, othersWaiting: othersWaiting) {
         case .signed(let signature):
             call.finish(.success(.signature(signature)))
         case .notUnlocked:

@@ -1,4 +1,5 @@
 import PinVaultStore
+import PinVaultSystem
 
 /// A check of every stored record, in the background: the start reads no row (so it
 /// costs the same at any size), and this sweep then decodes each row in slices on the
@@ -53,7 +54,10 @@ extension VaultEngine {
         }
     }
 
+    /// The sweep's verdict; it is the last of the start-up's work, so what start-up left
+    /// free on the heap goes back to the kernel here (`FreeHeap`).
     private func report(seen: Int, corrupt: [String]) {
+        defer { FreeHeap.release() }
         if corrupt.isEmpty {
             logger.info("every stored record decodes")
         } else {

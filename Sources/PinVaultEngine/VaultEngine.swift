@@ -77,6 +77,8 @@ public final class VaultEngine: Sendable {
     let storeQueue: WorkPool
     /// Signatures a uid could not make on the event loop within its `SigningBudget`.
     let signingQueue: WorkPool
+    /// Whether the event loop that calls `submit` has more work waiting (`SigningBudget`).
+    let loopBacklog: LoopBacklog
     /// The unlock sessions (`VaultEngine+Sessions.swift`).
     let sessions: SessionTable
     /// The security key's pinUvAuthTokens, by CTAPHID channel.
@@ -93,15 +95,19 @@ public final class VaultEngine: Sendable {
     /// Starts the pools' threads and the session sweeper. The engine uses `store` and
     /// `pepper` until `shutdown`. `monotonic` (nanoseconds) times the unlock sessions;
     /// a test injects it, and then sweeps with `endExpiredSessions()` itself.
+    /// `loopBacklog` is the one the calling event loop sets (`Server`); without a loop,
+    /// it always says that others wait.
     public init(
         settings: Settings,
         store: VaultStore,
         pepper: Pepper,
         logger: Logger,
         now: @escaping @Sendable () -> Int64 = WallClock.seconds,
-        monotonic: (@Sendable () -> UInt64)? = nil
+        monotonic: (@Sendable () -> UInt64)? = nil,
+        loopBacklog: LoopBacklog = LoopBacklog()
     ) throws(SystemError) {
         self.settings = settings
+        self.loopBacklog = loopBacklog
         self.store = store
         self.pepper = pepper
         self.logger = logger

@@ -117,6 +117,7 @@ extension EventLoop {
             state.inFlight = route
             // Counted before it is handled, so that GetStats counts itself.
             server.stats.messageReceived()
+            server.backlog.set(othersWaiting: eventsLeft > 0 || state.input.count > range.upperBound)
             let disposition = state.input.withFrame(range) { handler.handle(message: $0, route: route) }
             lockedInput.give(state.input.consumeFrame(), uid: connection.peer.uid)
             if case .close(let reason) = disposition {

@@ -29,6 +29,8 @@ struct EventLoop: ~Copyable {
     let loopThread = pthread_self()
     /// Where `epoll_wait` reports, one turn at a time.
     private let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: 128)
+    /// Events of this turn not yet handled (`Server.backlog`).
+    var eventsLeft = 0
     private var lastWatchdog: Int64 = 0
     private var lastIdleSweep: Int64 = 0
     private var shutdownDeadline: Int64 = .max
@@ -99,6 +101,7 @@ struct EventLoop: ~Copyable {
 
         let ready = try server.epoll.wait(into: events, timeoutMilliseconds: timeout)
         for index in 0..<ready {
+            eventsLeft = ready - index - 1
             let token = events[index].data.u64
             switch token {
             case Self.wakeupToken:
@@ -119,6 +122,7 @@ struct EventLoop: ~Copyable {
                 }
             }
         }
+        eventsLeft = 0
         deliverCompletions()
         deliverPushes()
         return nil

@@ -43,6 +43,8 @@ public final class Server: Sendable {
     /// Whether work outside the loop still runs or waits (the engine's pools,
     /// unlocked sessions): the server is idle only when this is false.
     let hasWork: @Sendable () -> Bool
+    /// Told before each request whether more work waits behind it (`LoopBacklog`).
+    let backlog: LoopBacklog
 
     /// Why `run` returned.
     public enum Stop: Equatable, Sendable {
@@ -55,12 +57,14 @@ public final class Server: Sendable {
 
     /// Serves `doors` (each socket with its handler) within `limits`, counting into
     /// `stats`; `notifier` hears of the stop and gets the watchdog's pings; `hasWork`
-    /// keeps an idle exit away while other threads still work.
+    /// keeps an idle exit away while other threads still work; `backlog` hears, before
+    /// each request goes to its door, whether more work waits behind it.
     public init(
         doors: [Door], limits: ServerLimits, stats: ServerStats, notifier: SystemdNotifier, logger: Logger,
-        hasWork: @escaping @Sendable () -> Bool = { false }
+        hasWork: @escaping @Sendable () -> Bool = { false }, backlog: LoopBacklog = LoopBacklog()
     ) throws(SystemError) {
         self.doors = doors
+        self.backlog = backlog
         self.limits = limits
         self.stats = stats
         self.hasWork = hasWork

@@ -14,11 +14,15 @@ public final class SteppedEventLoop {
     private var loop: EventLoop
 
     /// A loop serving `door` within `limits`, counting into `stats`, logging to `logger`
-    /// (the reason a connection is closed is logged at debug, with its peer's pid).
+    /// (the reason a connection is closed is logged at debug, with its peer's pid),
+    /// telling `backlog` before each message whether more work waits behind it.
     /// `door.listener` is watched as in the daemon: a connection made to it is accepted,
     /// its peer read from the kernel and admitted by `limits`.
-    public init(door: Server.Door, limits: ServerLimits, stats: ServerStats, logger: Logger) throws(SystemError) {
-        let server = try Server(doors: [door], limits: limits, stats: stats, notifier: SystemdNotifier(), logger: logger)
+    public init(
+        door: Server.Door, limits: ServerLimits, stats: ServerStats, logger: Logger, backlog: LoopBacklog = LoopBacklog()
+    ) throws(SystemError) {
+        let server = try Server(
+            doors: [door], limits: limits, stats: stats, notifier: SystemdNotifier(), logger: logger, backlog: backlog)
         loop = EventLoop(server: server)
         try loop.watchSockets()
     }

@@ -57,6 +57,13 @@ final class UnitSandboxTests: XCTestCase {
         XCTAssertNotNil(reply.string("signature"), reply.description)
         let wrong = try client.authenticate(user: "alice@example.org", pin: "370591")
         XCTAssertEqual(wrong.error, VarlinkClient.vault + ".WrongPin", wrong.description)
+        // A P-256 key is libcrypto's, which the daemon loads (dlopen) at this first use and
+        // whose secure heap it sets up then (mmap, guard pages, mlock), under the same filters.
+        let p256 = try client.register(user: "bob@example.org", pin: "258046", algorithm: "p256")
+        let p256Key = try XCTUnwrap(p256["keyId"] as? String, p256.description)
+        let signed = try client.authenticate(user: "bob@example.org", pin: "258046", keyId: p256Key)
+        XCTAssertNil(signed.error, signed.description)
+        XCTAssertNotNil(signed.string("signature"), signed.description)
 
         let log = daemon.log
         for applied in ["SystemCallFilter=: allow-list", "MemoryDenyWriteExecute=yes: seccomp filter loaded",

@@ -424,6 +424,19 @@ final class SessionTests: XCTestCase {
         XCTAssertTrue(budget.allows(1, at: 100 + SigningBudget.window), "the share did not come back with the next window")
     }
 
+    /// With nothing else waiting for the loop, a hand-off spares no one and only adds two
+    /// wake-ups to the signature: a uid past the share still signs inline then, and what
+    /// it signs so costs it nothing; once others wait, the share holds again.
+    func testAUidPastTheShare_signsInlineWhileNothingElseWaits_andOffTheLoopOnceSomethingDoes() {
+        var budget = SigningBudget()
+        XCTAssertTrue(budget.allows(1, at: 100, othersWaiting: false))
+        budget.charge(1, 10 * SigningBudget.share, othersWaiting: false)
+        XCTAssertTrue(budget.allows(1, at: 200, othersWaiting: true), "signatures nobody waited behind used up the share")
+        budget.charge(1, SigningBudget.share, othersWaiting: true)
+        XCTAssertFalse(budget.allows(1, at: 300, othersWaiting: true), "a uid past the share signs on the loop while others wait")
+        XCTAssertTrue(budget.allows(1, at: 300, othersWaiting: false), "a signature nobody waits behind left the loop")
+    }
+
     /// The loop's share is one for every uid together: 64 uids signing as fast as they
     /// can take 5 ms of a 10 ms window between them, not 64 × 5 ms. Counted with the
     /// budget's own clock, as a loaded machine could stretch any real one.

@@ -7,10 +7,11 @@
  *   session-bind@openssh.com (ECDSA over the NIST curves, RSA with SHA-2; Ed25519, the
  *   host key most servers offer first, is libsodium's), and for P-256 keys' signatures;
  * - ECDSA P-256 for PinVault's own P-256 keys: the public point of a scalar, and
- *   signatures. The scalar is the caller's (in guarded memory); every copy libcrypto
- *   makes of it is freed with clearing before these return.
+ *   signatures, by a key libcrypto holds in its secure heap for as long as the
+ *   caller keeps it, or by a scalar of the caller's (in guarded memory) for one call.
+ * libcrypto is loaded at the first call of any of these (libcrypto.h), not at start.
  * No logic beyond building the key and calling libcrypto. Each returns 1 for success
- * (a good signature), 0 for anything else.
+ * (a good signature), 0 for anything else (libcrypto.so.3 missing among it).
  */
 
 #include <stddef.h>
@@ -36,11 +37,26 @@ int CPinVaultOpenSSL_rsa_verify(const char *digest, unsigned minimum_bits,
  * (32 bytes, big-endian, 1 <= scalar < n; the caller checks the range). */
 int CPinVaultOpenSSL_p256_public_key(const uint8_t *scalar, uint8_t *point);
 
-/* An ECDSA P-256 signature, DER ECDSA-Sig-Value (at most 72 bytes into `der`, whose
- * size `der_capacity` is), by the key of `scalar` (32 bytes, big-endian): of
- * SHA-256(`data`) when `prehashed` is 0, else of `data` itself, which must then be a
- * 32-byte digest. Nonces are libcrypto's: k from fresh random bytes hashed with the
- * private key and the digest. */
+/* A P-256 signing key: libcrypto's EC_KEY, its private key in libcrypto's secure heap
+ * (locked pages, left out of core dumps, cleared when freed; p256.c). */
+typedef struct CPinVaultOpenSSL_p256_key CPinVaultOpenSSL_p256_key;
+
+/* The key of `scalar` (32 bytes, big-endian, 1 <= scalar < n), and, when `point` is not
+ * NULL, its SEC1 uncompressed point (65 bytes) into `point`; NULL on failure, and when
+ * libcrypto's secure heap could not be set up. The caller may wipe `scalar` at once. */
+CPinVaultOpenSSL_p256_key *CPinVaultOpenSSL_p256_key_new(const uint8_t *scalar, uint8_t *point);
+
+/* Frees `key` (NULL: nothing), clearing its private key. */
+void CPinVaultOpenSSL_p256_key_free(CPinVaultOpenSSL_p256_key *key);
+
+/* An ECDSA P-256 signature by `key`, DER ECDSA-Sig-Value (at most 72 bytes into `der`;
+ * `der_capacity` must be at least 72): of SHA-256(`data`) when `prehashed` is 0, else of
+ * `data` itself, which must then be a 32-byte digest. Nonces are libcrypto's: k from
+ * fresh random bytes hashed with the private key and the digest. */
+int CPinVaultOpenSSL_p256_key_sign(const CPinVaultOpenSSL_p256_key *key, int prehashed, const uint8_t *data,
+                                   size_t data_length, uint8_t *der, size_t der_capacity, size_t *der_length);
+
+/* The same by the key of `scalar` (32 bytes, big-endian), made and freed within the call. */
 int CPinVaultOpenSSL_p256_sign(const uint8_t *scalar, int prehashed, const uint8_t *data, size_t data_length,
                                uint8_t *der, size_t der_capacity, size_t *der_length);
 

@@ -36,4 +36,8 @@ int CPinVaultSystem_set_thread_name(const char *name);
 /// memmem(3): the first occurrence of `needle` in `haystack`, or NULL.
 void *CPinVaultSystem_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len);
 
+/// malloc_trim(3) with no padding: glibc gives the free pages of every arena back to the
+/// kernel. 1 when it released some.
+int CPinVaultSystem_release_free_heap(void);
+
 #endif

@@ -158,9 +158,10 @@ final class SessionTable: @unchecked Sendable {
     /// Signs `message` with `owner`'s session on `keyId`, once `access` may
     /// (`KeyAccess.check`: the key's purpose, and what the message is) and the session's
     /// constraints allow it in `context`. `inline`: the caller is the event loop, which
-    /// signs only within the uid's `SigningBudget`.
+    /// signs only within the uid's `SigningBudget` while `othersWaiting` for it.
     func sign(
-        _ message: [UInt8], keyId: KeyID, owner: UInt32, access: KeyAccess, context: SigningContext, inline: Bool
+        _ message: [UInt8], keyId: KeyID, owner: UInt32, access: KeyAccess, context: SigningContext, inline: Bool,
+        othersWaiting: Bool = true
     ) -> Signing {
         do throws(VaultError) {
             try context.checkDoorRules()
@@ -178,13 +179,13 @@ final class SessionTable: @unchecked Sendable {
                 return .refused(error)
             }
             let start = MonotonicClock.nanoseconds()
-            if inline && !budget.allows(owner, at: start) { return .overBudget }
+            if inline && !budget.allows(owner, at: start, othersWaiting: othersWaiting) { return .overBudget }
             let signed = message.withUnsafeBytes { bytes in
                 Result { () throws(CryptoError) in
                     try access.signsDigest ? session.key.signDigest(bytes) : session.key.sign(bytes)
                 }
             }
-            budget.charge(owner, MonotonicClock.nanoseconds() - start)
+            budget.charge(owner, MonotonicClock.nanoseconds() - start, othersWaiting: !inline || othersWaiting)
             switch signed {
             case .success(let signature):
                 session.signatures += 1
