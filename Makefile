@@ -25,6 +25,7 @@
 #   make fuzz-ssh-data   libFuzzer over the parsers of what an ssh key signs (FUZZ_SECONDS)
 #   make fuzz-cbor       libFuzzer over CTAP's CBOR decoder and canonical encoder (FUZZ_SECONDS)
 #   make fuzz-ctaphid    libFuzzer over the CTAPHID device: reports, channels, timeouts (FUZZ_SECONDS)
+#   make fuzz-ctap       libFuzzer over CTAP2 commands into the security key, on a real engine (FUZZ_SECONDS)
 #   make sanitize  the unit and integration tests under AddressSanitizer, then ThreadSanitizer
 #   make bench  release pinvaultd beside raw Argon2id and ssh-agent; rewrites BENCHMARKS.md
 #               (~3 min; BENCH_QUICK=1 for a ~1 min check of the harness)
@@ -55,7 +56,7 @@ DEB_PACKAGES   := debhelper dpkg-dev lintian mmdebstrap
 SSH_TEST_PACKAGES := openssh-server
 
 .PHONY: all deps test-deps apt-packages ssh-server-quiet build release release-daemon run test soak crash-sweep venv clean
-.PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport fuzz-ssh-data fuzz-cbor fuzz-ctaphid sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
+.PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport fuzz-ssh-data fuzz-cbor fuzz-ctaphid fuzz-ctap sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
 .PHONY: lib lib-test lib-fuzz stage stage-sanitized pkcs11 pkcs11-test install-c uninstall-c
 
 all: build
@@ -404,6 +405,16 @@ fuzz-ctaphid: fuzz-build
 	PINVAULT_FUZZ_TARGET=ctaphid .build-fuzz/debug/pinvault-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
 		-max_len=8192 -print_final_stats=1 -artifact_prefix=.build-fuzz/findings-ctaphid/ \
 		.build-fuzz/corpus-ctaphid Fuzz/corpus-ctaphid
+
+# CTAP2 commands through the security key's dispatch over a real engine and store
+# (CTAPCommandCheck): PINs, tokens, passkeys and credential management by a platform in the
+# harness, fuzzed fields and raw messages beside them, each reply and signature checked.
+# Fuzz/corpus-ctap holds the seeds (python3 Fuzz/make-corpus.py), which make test replays.
+fuzz-ctap: fuzz-build
+	@mkdir -p .build-fuzz/corpus-ctap .build-fuzz/findings-ctap
+	PINVAULT_FUZZ_TARGET=ctap .build-fuzz/debug/pinvault-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=60 \
+		-rss_limit_mb=4096 -max_len=4096 -print_final_stats=1 -artifact_prefix=.build-fuzz/findings-ctap/ \
+		.build-fuzz/corpus-ctap Fuzz/corpus-ctap
 
 # The tests of the protocol, the crypto, the daemon's units and the daemon as a real
 # process, under each sanitizer, with the adversarial suites where the concurrency is:

@@ -148,13 +148,15 @@ let package = Package(
         .target(
             name: "PinVaultEmbedded",
             dependencies: [
-                "PinVaultDaemon", "PinVaultDoor", "PinVaultTransport", "PinVaultStore", "PinVaultCore", "PinVaultCrypto",
+                "PinVaultDaemon", "PinVaultDoor", "PinVaultCTAPHID", "PinVaultTransport", "PinVaultStore", "PinVaultCore", "PinVaultCrypto",
                 "PinVaultSystem", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "PinVaultTestKit",
-            dependencies: ["PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultStore", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem"]
+            dependencies: [
+                "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultCBOR", "PinVaultStore", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem",
+            ]
         ),
 
         // `make bench`: PinVault beside raw Argon2id and ssh-agent, in one run.
