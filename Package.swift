@@ -162,7 +162,7 @@ let package = Package(
         // `make bench`: PinVault beside raw Argon2id and ssh-agent, in one run.
         .executableTarget(
             name: "pinvault-bench",
-            dependencies: ["PinVaultTestKit", "PinVaultProtocol", "PinVaultCBOR", "PinVaultCrypto", "PinVaultStore", "PinVaultSystem", "CSodium"],
+            dependencies: ["PinVaultTestKit", "PinVaultProtocol", "PinVaultCrypto", "PinVaultStore", "PinVaultSystem", "CSodium"],
             path: "Benchmarks/pinvault-bench"
         ),
 
