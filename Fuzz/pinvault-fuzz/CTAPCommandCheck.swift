@@ -135,12 +135,15 @@ enum CTAPCommandCheck {
             let length = Int(script.byte() ?? 0) << 2
             guard var map = try? CBORDecoder.decodeMap(script.bytes(length)) else { return }
             let (hashKey, paramKey, protocolKey) = command == 0x01 ? (1, 8, 9) : (2, 6, 7)
+            var proven = false
             if let platform = run.platforms[index], let token = platform.token, let hash = map[hashKey]?.bytesValue,
                let param = try? platform.pinProtocol.authenticate(key: token, message: hash) {
                 map.set(paramKey, .bytes(param))
                 map.set(protocolKey, .int(platform.pinProtocol.rawValue))
+                proven = true
             }
             let reply = send(run, index, [command] + CBOREncoder.encode(.map(map)))
+            check(reply.first != 0 || proven, "command 0x\(String(command, radix: 16)) without the token's proof succeeded")
             if reply.first == 0, command == 0x02, let hash = map[2]?.bytesValue {
                 checkAssertion(run, index, reply, rpIdHash: map[1]?.textValue.map { SHA256.hash(Array($0.utf8)) }, clientDataHash: hash)
             }
@@ -230,17 +233,23 @@ enum CTAPCommandCheck {
 
     // MARK: Passkeys
 
-    /// The token's proof of `message` (valid, a wrong one, or none), as keys `paramKey` and `protocolKey`.
-    private static func prove(_ message: [UInt8], _ how: UInt8, _ run: Run, _ index: Int, into map: inout CBORMap, paramKey: Int, protocolKey: Int) {
-        guard let p = run.platforms[index] else { return }
+    /// The token's proof of `message` (valid, a wrong one, or none), as keys `paramKey` and
+    /// `protocolKey`. Whether a valid one was given: without it nothing may succeed.
+    private static func prove(
+        _ message: [UInt8], _ how: UInt8, _ run: Run, _ index: Int, into map: inout CBORMap, paramKey: Int, protocolKey: Int
+    ) -> Bool {
+        guard let p = run.platforms[index] else { return false }
+        var valid = false
         switch how % 3 {
         case 0:
-            guard let token = p.token, let param = try? p.pinProtocol.authenticate(key: token, message: message) else { return }
+            guard let token = p.token, let param = try? p.pinProtocol.authenticate(key: token, message: message) else { return false }
             map.set(paramKey, .bytes(param))
+            valid = true
         case 1: map.set(paramKey, .bytes([UInt8](repeating: how, count: p.pinProtocol == .one ? 16 : 32)))
-        default: return
+        default: return false
         }
         map.set(protocolKey, .int(p.pinProtocol.rawValue))
+        return valid
     }
 
     private static func makeCredential(_ run: Run, _ index: Int, _ script: inout Script) {
@@ -259,9 +268,10 @@ enum CTAPCommandCheck {
         if choice & 8 != 0 {
             map.set(5, .array(run.made.keys.prefix(3).map { .map(CBORMap([(.text("id"), .bytes($0)), (.text("type"), .text("public-key"))])) }))
         }
-        prove(clientDataHash, choice >> 4, run, index, into: &map, paramKey: 8, protocolKey: 9)
+        let proven = prove(clientDataHash, choice >> 4, run, index, into: &map, paramKey: 8, protocolKey: 9)
         let reply = send(run, index, [0x01] + CBOREncoder.encode(.map(map)))
         guard reply.first == 0 else { return }
+        check(proven, "a MakeCredential without the token's proof succeeded")
         // packed self attestation over authenticatorData ‖ clientDataHash, by the passkey itself.
         guard let body = try? CBORDecoder.decodeMap(Array(reply.dropFirst())), body[1]?.textValue == "packed",
               let authData = body[2]?.bytesValue, authData.count > 55,
@@ -293,8 +303,9 @@ enum CTAPCommandCheck {
         default: break
         }
         if choice & 0x10 != 0 { map.set(5, .map(CBORMap([(.text("up"), .bool(choice & 0x20 != 0))]))) }
-        prove(clientDataHash, choice >> 6, run, index, into: &map, paramKey: 6, protocolKey: 7)
+        let proven = prove(clientDataHash, choice >> 6, run, index, into: &map, paramKey: 6, protocolKey: 7)
         let reply = send(run, index, [0x02] + CBOREncoder.encode(.map(map)))
+        if reply.first == 0 { check(proven, "a GetAssertion without the token's proof succeeded") }
         if reply.first == 0 { checkAssertion(run, index, reply, rpIdHash: SHA256.hash(Array(rpId.utf8)), clientDataHash: clientDataHash) }
     }
 
@@ -332,8 +343,10 @@ enum CTAPCommandCheck {
         var map = CBORMap([(.int(1), .int(subcommand))])
         if let subParams { map.set(2, .map(subParams)) }
         let message = [UInt8(subcommand)] + (subParams.map { CBOREncoder.encode(.map($0)) } ?? [])
-        prove(message, choice >> 6, run, index, into: &map, paramKey: 4, protocolKey: 3)
-        _ = send(run, index, [0x0A] + CBOREncoder.encode(.map(map)))
+        let proven = prove(message, choice >> 6, run, index, into: &map, paramKey: 4, protocolKey: 3)
+        let reply = send(run, index, [0x0A] + CBOREncoder.encode(.map(map)))
+        // The getNext subcommands (3, 5) continue a proven one and take no proof.
+        check(reply.first != 0 || proven || subcommand == 3 || subcommand == 5, "CredentialManagement \(subcommand) without the token's proof succeeded")
     }
 
     // MARK: The seam
