@@ -10,12 +10,17 @@
 #   make pam-test      its unit tests, under AddressSanitizer and UBSan (and lib-test)
 #   make pam-fuzz      libFuzzer over its reply parser, credential choice and locality (PAM_FUZZ_SECONDS, default 60)
 #   make pkcs11 the PKCS#11 module .build-pkcs11/pinvault-pkcs11.so (C over libpinvault; docs/PKCS11.md)
+#   make uhid   pinvault-uhid, the virtual FIDO security key on /dev/uhid: .build-uhid/pinvault-uhid
+#   make uhid-test     its relay's unit tests under AddressSanitizer and UBSan (and its sanitized build,
+#                      which UHIDBridgeTests runs before a real pinvaultd)
 #   make pkcs11-test   the unit tests of its first layer (pkcs11/pv_keys.c), under AddressSanitizer and UBSan,
 #                      and that its files include one way (scripts/check-pkcs11-layers.sh)
 #   make stage STAGE_DIR=DIR            the C modules as the tests load them (stage-sanitized: with ASan and UBSan)
+#   make fido2-client  the test programs that make Yubico's libfido2 and fido2-tools clients of the
+#                      CTAPHID socket (.build-fido2; FIDO2_DIR=DIR; LibFIDO2Tests, docs/WEBAUTHN.md)
 #   make deb    dist/pinvault_<version>_<arch>.deb (and its -dbgsym), checked by lintian
 #   make package-test  the .deb installed, used, upgraded and purged in a clean Debian 12 root
-#   make install       pinvaultd, pinvault, units, config, deny list, PAM module, man pages (PREFIX, DESTDIR;
+#   make install       pinvaultd, pinvault, pinvault-uhid, units, config, deny list, PAM module, man pages (PREFIX, DESTDIR;
 #                      INSTALL_FROM=DIR installs binaries built there instead of a release build)
 #   make uninstall     removes what install put; keeps config, state and the sealed pepper
 #                      unless PURGE=yes
@@ -41,7 +46,7 @@ SWIFT        ?= swift
 PYTHON       ?= python3
 RUN_DIR      := $(CURDIR)/run
 VENV         := $(CURDIR)/.venv
-BUILD_PACKAGES := libsodium-dev libsqlite3-dev libssl-dev pkg-config libpam0g-dev libp11-kit-dev
+BUILD_PACKAGES := libsodium-dev libsqlite3-dev libssl-dev pkg-config libpam0g-dev libp11-kit-dev libsystemd-dev
 TEST_PACKAGES  := python3-venv python3-cryptography python3-seccomp systemd util-linux openssh-client pamtester sudo pinentry-tty
 # paramiko: the ssh tests' client for login layouts OpenSSH's ssh never sends (an old banner's).
 TEST_PACKAGES  += python3-paramiko
@@ -49,6 +54,8 @@ TEST_PACKAGES  += python3-paramiko
 TEST_PACKAGES  += opensc gnutls-bin p11-kit p11-kit-modules softhsm2 python3-pykcs11
 # A software TPM for pinvault-seal-pepper's TPM2 path (SealPepperTPMTests, make package-test).
 TEST_PACKAGES  += swtpm swtpm-tools libtss2-tcti-swtpm0 tpm2-tools
+# Yubico's libfido2 as a client of the CTAPHID socket (LibFIDO2Tests), and its tools.
+TEST_PACKAGES  += libfido2-dev fido2-tools
 DEB_PACKAGES   := debhelper dpkg-dev lintian mmdebstrap
 # The ssh tests start their own sshd on 127.0.0.1 (PinVaultSSHTests); Debian's package
 # would also start the system's sshd, so test-deps stops and disables it again when it
@@ -57,7 +64,7 @@ SSH_TEST_PACKAGES := openssh-server
 
 .PHONY: all deps test-deps apt-packages ssh-server-quiet build release release-daemon run test soak crash-sweep venv clean
 .PHONY: install install-build uninstall check-units fuzz fuzz-build fuzz-transport fuzz-ssh-data fuzz-cbor fuzz-ctaphid fuzz-ctap sanitize bench pam pam-test pam-fuzz deb deb-packages package-test man
-.PHONY: lib lib-test lib-fuzz stage stage-sanitized pkcs11 pkcs11-test install-c uninstall-c
+.PHONY: lib lib-test lib-fuzz stage stage-sanitized pkcs11 pkcs11-test install-c uninstall-c fido2-client uhid uhid-test uhid-sanitized
 
 all: build
 
@@ -95,7 +102,7 @@ apt-packages:
 		fi; \
 	fi
 
-build: deps pam pkcs11
+build: deps pam pkcs11 uhid
 	$(SWIFT) build
 
 # The release build links the Swift runtime in (--static-swift-stdlib): the binaries
@@ -143,7 +150,7 @@ venv:
 # As root, the Debian package test runs first (2 to 6 minutes; it needs chroot and
 # mounts), so that swift test's summary stays the last line. Not as root, it is
 # skipped with a message that says so.
-test: test-deps venv pam pam-test pkcs11-test release-daemon
+test: test-deps venv pam pam-test pkcs11-test uhid-test release-daemon
 	@if [ "$$(id -u)" = 0 ]; then \
 		$(MAKE) --no-print-directory package-test; \
 	else \
@@ -171,7 +178,7 @@ crash-sweep: test-deps
 		cat "$(CRASH_SWEEP_SUMMARY).interleaving" "$(CRASH_SWEEP_SUMMARY).crash" 2>/dev/null; exit $$status
 
 clean:
-	rm -rf .build .build-release .build-man .build-deb dist "$(PAM_BUILD)" "$(LIB_BUILD)" "$(PKCS11_BUILD)" "$(RUN_DIR)" "$(VENV)"
+	rm -rf .build .build-release .build-man .build-deb .build-fido2 dist "$(PAM_BUILD)" "$(LIB_BUILD)" "$(PKCS11_BUILD)" "$(UHID_BUILD)" "$(RUN_DIR)" "$(VENV)"
 
 # C code that other programs load (PAM into sudo, sshd and login; PKCS#11 into any
 # program) must not bring the Swift runtime: libpinvault, pam_pinvault.so and
@@ -349,6 +356,54 @@ $(PKCS11_MODULE): $(PKCS11_SOURCES) $(PKCS11_HEADERS) $(LIB_FILE) Makefile
 	@mkdir -p $(PKCS11_BUILD)
 	$(PKCS11_CC) $(PKCS11_CFLAGS) $(PAM_LDFLAGS) $(SYMBOLIC) -o "$@" $(PKCS11_SOURCES) $(LIB_LINK) $(PKCS11_LIBS)
 
+# Yubico's libfido2 as a client of the CTAPHID socket (Tests/Fido2, LibFIDO2Tests), test
+# programs never installed: libfido2-client under ASan and UBSan, and the LD_PRELOAD shim
+# that gives fido2-token, fido2-cred and fido2-assert the socket (unsanitized: it enters
+# them). FIDO2_DIR is where they go (the tests give each run a directory of its own).
+FIDO2_DIR     ?= .build-fido2
+FIDO2_IO      := Tests/Fido2/ctaphid_socket_io.c
+FIDO2_LIBS    := $(shell pkg-config --libs libfido2 2>/dev/null || echo -lfido2)
+fido2-client: deps
+	@pkg-config --exists libfido2 || { echo "libfido2's headers are missing: run make test-deps (libfido2-dev)"; exit 1; }
+	@mkdir -p "$(FIDO2_DIR)"
+	$(C_CC) $(C_TEST_FLAGS) -o "$(FIDO2_DIR)/libfido2-client" Tests/Fido2/libfido2_client.c $(FIDO2_IO) $(FIDO2_LIBS)
+	$(C_CC) $(PAM_CFLAGS) $(PAM_LDFLAGS) -o "$(FIDO2_DIR)/libfido2-socket-preload.so" Tests/Fido2/socket_preload.c \
+		$(FIDO2_IO) $(FIDO2_LIBS) -ldl
+
+# pinvault-uhid (uhid/, pinvault-uhid(8)): the virtual FIDO security key on /dev/uhid for
+# the active seat user, a small C program of its own (the privilege to create HID devices
+# stays out of pinvaultd), linked only to libc and libsystemd (sd-login).
+UHID_BUILD     := .build-uhid
+UHID_PROGRAM   := $(UHID_BUILD)/pinvault-uhid
+UHID_SOURCES   := uhid/pinvault-uhid.c uhid/pv_uhid.c
+UHID_HEADERS   := $(wildcard uhid/*.h)
+UHID_CFLAGS    := $(filter-out -fPIC -fvisibility=hidden,$(PAM_CFLAGS)) -fPIE
+UHID_LDFLAGS   := -pie -Wl,-z,relro,-z,now -Wl,-z,noexecstack -Wl,--as-needed
+SYSTEMD_LIBS   := $(shell pkg-config --libs libsystemd 2>/dev/null || echo -lsystemd)
+
+uhid: deps $(UHID_PROGRAM)
+
+$(UHID_PROGRAM): $(UHID_SOURCES) $(UHID_HEADERS) Makefile
+	@mkdir -p $(UHID_BUILD)
+	$(C_CC) $(UHID_CFLAGS) $(UHID_LDFLAGS) -o "$@" $(UHID_SOURCES) $(SYSTEMD_LIBS)
+
+# The program under AddressSanitizer and UBSan, as the integration tests run it
+# (UHIDBridgeTests: a test plays the kernel, a real pinvaultd answers), and the unit
+# tests of its relay (uhid/tests/uhid_tests.c), which uhid-test runs.
+UHID_SANITIZED := $(UHID_BUILD)/pinvault-uhid-sanitized
+$(UHID_SANITIZED): $(UHID_SOURCES) $(UHID_HEADERS) Makefile
+	@mkdir -p $(UHID_BUILD)
+	$(C_CC) $(C_TEST_FLAGS) -o "$@" $(UHID_SOURCES) $(SYSTEMD_LIBS)
+
+$(UHID_BUILD)/uhid-tests: uhid/tests/uhid_tests.c uhid/pv_uhid.c $(UHID_HEADERS) libpinvault/tests/check.h Makefile
+	@mkdir -p $(UHID_BUILD)
+	$(C_CC) $(C_TEST_FLAGS) -Iuhid -Ilibpinvault/tests -o "$@" uhid/tests/uhid_tests.c uhid/pv_uhid.c
+
+uhid-sanitized: deps $(UHID_SANITIZED)
+
+uhid-test: deps $(UHID_BUILD)/uhid-tests $(UHID_SANITIZED)
+	$(UHID_BUILD)/uhid-tests
+
 # libFuzzer needs its library without its main (SwiftPM gives the target its own entry
 # point, which hands over to LLVMFuzzerRunDriver) and coverage instrumentation.
 # New inputs go to .build-fuzz/corpus, crashes and their inputs to .build-fuzz/findings;
@@ -473,7 +528,7 @@ PAMCONFIGDIR ?= /usr/share/pam-configs
 
 install-build: release
 
-install: $(if $(INSTALL_FROM),,install-build) pam
+install: $(if $(INSTALL_FROM),,install-build) pam uhid
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DAEMONDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
 		$(DESTDIR)$(USERUNITDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/pinvault $(DESTDIR)$(DOCDIR) $(DESTDIR)$(VARLINKDIR) \
@@ -493,6 +548,11 @@ install: $(if $(INSTALL_FROM),,install-build) pam
 	"$(INSTALL_BIN)/pinvault" --generate-completion-script fish > $(DESTDIR)$(FISHCOMPDIR)/pinvault.fish
 	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/pinvault $(DESTDIR)$(ZSHCOMPDIR)/_pinvault $(DESTDIR)$(FISHCOMPDIR)/pinvault.fish
 	install -m 0755 packaging/pinvault-seal-pepper $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper
+	install -m 0755 $(UHID_PROGRAM) $(DESTDIR)$(SBINDIR)/pinvault-uhid
+	@# Installed, not enabled: an admin turns the seat's security key on (docs/WEBAUTHN.md).
+	sed -e 's|^ExecStart=/usr/local/sbin/pinvault-uhid |ExecStart=$(SBINDIR)/pinvault-uhid |' \
+		systemd/pinvault-uhid.service > $(DESTDIR)$(UNITDIR)/pinvault-uhid.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/pinvault-uhid.service
 	sed -e 's|^ExecStart=/usr/local/bin/pinvaultd --config /etc/pinvault/|ExecStart=$(DAEMONDIR)/pinvaultd --config $(SYSCONFDIR)/pinvault/|' \
 		-e 's|^LoadCredentialEncrypted=pinvault.pepper:/etc/credstore.encrypted/|LoadCredentialEncrypted=pinvault.pepper:$(CREDSTORE)/|' \
 		systemd/pinvaultd.service > $(DESTDIR)$(UNITDIR)/pinvaultd.service
@@ -572,11 +632,12 @@ uninstall: uninstall-c
 		pam-auth-update --package --remove pinvault; \
 	fi
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
-		systemctl disable --now pinvaultd.socket pinvaultd.service 2>/dev/null || true; \
+		systemctl disable --now pinvault-uhid.service pinvaultd.socket pinvaultd.service 2>/dev/null || true; \
 	fi
 	rm -f $(DESTDIR)$(PAMCONFIGDIR)/pinvault $(DESTDIR)$(PAMDIR)/pam_pinvault.so
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/pinvault $(DESTDIR)$(ZSHCOMPDIR)/_pinvault $(DESTDIR)$(FISHCOMPDIR)/pinvault.fish
 	rm -f $(DESTDIR)$(DAEMONDIR)/pinvaultd $(DESTDIR)$(BINDIR)/pinvault $(DESTDIR)$(SBINDIR)/pinvault-seal-pepper \
+		$(DESTDIR)$(SBINDIR)/pinvault-uhid $(DESTDIR)$(UNITDIR)/pinvault-uhid.service \
 		$(DESTDIR)$(UNITDIR)/pinvaultd.service $(DESTDIR)$(UNITDIR)/pinvaultd.socket \
 		$(DESTDIR)$(USERUNITDIR)/pinvault-agent.socket $(DESTDIR)$(USERUNITDIR)/pinvault-agent.service \
 		$(DESTDIR)$(SYSUSERSDIR)/pinvault.conf $(DESTDIR)$(VARLINKDIR)/io.pinvault.Vault.varlink

@@ -36,7 +36,8 @@ let package = Package(
 
         // The system, secrets, and rules with no I/O.
         .target(name: "PinVaultSystem", dependencies: ["CPinVaultSystem"]),
-        .target(name: "PinVaultCrypto", dependencies: ["CSodium", "CPinVaultOpenSSL"]),
+        // KeyPurpose is generated from the interface's Credential.purpose (the plugin below).
+        .target(name: "PinVaultCrypto", dependencies: ["CSodium", "CPinVaultOpenSSL"], plugins: ["GenerateVarlinkInterface"]),
         .target(name: "PinVaultCore", dependencies: ["PinVaultCrypto"]),
 
         // The TOML subset of PinVault's configuration files, read strictly.
@@ -130,7 +131,7 @@ let package = Package(
         .executableTarget(
             name: "pinvault",
             dependencies: [
-                "PinVaultClient", "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultSystem", "PinVaultUserAgent",
+                "PinVaultClient", "PinVaultProtocol", "PinVaultCrypto", "PinVaultSSHProtocol", "PinVaultSystem", "PinVaultUserAgent",
                 "PinVaultConfiguration", "PinVaultTransport", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

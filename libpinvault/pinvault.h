@@ -104,13 +104,22 @@ typedef enum pinvault_status {
     PINVAULT_E_SHUTTING_DOWN,          /* ShuttingDown: pinvaultd is stopping; retry once it is back */
 } pinvault_status;
 
-/* What a key is for (DESIGN §17): Sign serves authenticate and legacy keys only. */
+/*
+ * What a key is for: the interface's Credential.purpose (io.pinvault.Vault.varlink says
+ * what each may do; Sign serves authenticate and legacy keys only). The numbers never
+ * change: the interface only appends purposes, and its n-th is numbered n here (from 0),
+ * but for 4, which is PINVAULT_PURPOSE_OTHER, so a later purpose gets the next number.
+ * A library older than the daemon reads a purpose it does not know as
+ * PINVAULT_PURPOSE_OTHER; a switch over the purposes wants a default. `make lib-test`
+ * fails while this list and the interface disagree.
+ */
 typedef enum pinvault_purpose {
-    PINVAULT_PURPOSE_AUTHENTICATE,
-    PINVAULT_PURPOSE_SSH,
-    PINVAULT_PURPOSE_LOGIN,
-    PINVAULT_PURPOSE_LEGACY, /* made before purposes existed, or listed by a daemon that names none */
-    PINVAULT_PURPOSE_OTHER,  /* a purpose this library does not know */
+    PINVAULT_PURPOSE_AUTHENTICATE = 0,
+    PINVAULT_PURPOSE_SSH = 1,
+    PINVAULT_PURPOSE_LOGIN = 2,
+    PINVAULT_PURPOSE_LEGACY = 3,   /* made before purposes existed, or listed by a daemon that names none */
+    PINVAULT_PURPOSE_OTHER = 4,    /* a purpose this library does not know */
+    PINVAULT_PURPOSE_WEBAUTHN = 5, /* a security key's PIN (passkeys, over CTAP): no call here signs with it */
 } pinvault_purpose;
 
 /* A key's algorithm (Credential.algorithm): chosen at Register, never changed. */
@@ -216,7 +225,7 @@ int pinvault_get_policy(pinvault_connection *connection, struct pinvault_policy 
 
 /*
  * List: calls `visit` with each credential of `user` (NULL: every user) of
- * `purpose` ("authenticate", "ssh", "login", "legacy"; NULL: all) owned by
+ * `purpose` (its name in the interface, such as "ssh"; NULL: all) owned by
  * `owner_uid` (PINVAULT_OWNER_SELF: the caller's). The credential lives only
  * for the call. A reply may turn out malformed after some credentials were
  * visited: use what was gathered only when the call returns PINVAULT_OK. Every

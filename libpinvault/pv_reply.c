@@ -301,6 +301,7 @@ static const struct named purposes[] = {
     {"ssh", PINVAULT_PURPOSE_SSH},
     {"login", PINVAULT_PURPOSE_LOGIN},
     {"legacy", PINVAULT_PURPOSE_LEGACY},
+    {"webauthn", PINVAULT_PURPOSE_WEBAUTHN},
 };
 
 static const struct named states[] = {

@@ -41,9 +41,7 @@ void pv_choice_consider(void *context, const pinvault_credential *credential)
         if (labelled(credential, choice->label != NULL ? choice->label : PV_LEGACY_LABEL))
             count(&choice->legacies, &choice->legacy, credential);
         break;
-    case PINVAULT_PURPOSE_AUTHENTICATE:
-    case PINVAULT_PURPOSE_SSH:
-    case PINVAULT_PURPOSE_OTHER:
+    default: /* every other purpose, those added later too: never pam_pinvault's */
         break;
     }
 }

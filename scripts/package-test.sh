@@ -225,10 +225,11 @@ if [ "${1:-}" = --inside ]; then
 	grep '^pinvault: ' "$root/tmp/install.log" | sed 's/^/    /'
 
 	step "layout, conffiles, user, state directory, enabled socket"
-	for path in /usr/sbin/pinvaultd /usr/bin/pinvault /usr/sbin/pinvault-seal-pepper; do
+	for path in /usr/sbin/pinvaultd /usr/bin/pinvault /usr/sbin/pinvault-seal-pepper /usr/sbin/pinvault-uhid; do
 		[ -x "$root$path" ] || fail "$path missing"
 	done
 	for path in /usr/lib/systemd/system/pinvaultd.service /usr/lib/systemd/system/pinvaultd.socket \
+		/usr/lib/systemd/system/pinvault-uhid.service /usr/share/man/man8/pinvault-uhid.8.gz \
 		/usr/lib/sysusers.d/pinvault.conf /usr/share/varlink/io.pinvault.Vault.varlink \
 		/usr/share/doc/pinvault/copyright /usr/share/doc/pinvault/changelog.Debian.gz \
 		/usr/share/man/man8/pinvaultd.8.gz /usr/share/man/man1/pinvault.1.gz \

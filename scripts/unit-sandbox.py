@@ -18,7 +18,8 @@ what can be applied from user space:
   ProtectKernelTunables=, ProtectControlGroups=
                                 /sys read-only
   UMask=                        umask
-  CapabilityBoundingSet=        every capability dropped from the bounding set
+  CapabilityBoundingSet=        every capability dropped from the bounding set (but the
+                                ones it names: pinvault-uhid.service keeps two)
   User=/Group=                  --uid/--gid (a static user need not exist here)
   NoNewPrivileges=yes           PR_SET_NO_NEW_PRIVS
   MemoryDenyWriteExecute=yes    systemd's seccomp rules, plus the kernel's PR_SET_MDWE
@@ -202,10 +203,21 @@ def apply_namespaces(config, rw_paths, scratch):
         note(f"ProtectProc/ProcSubset: /proc mounted {','.join(options[3:])}")
 
 
-def drop_bounding_set(highest):
+def capability_number(name):
+    """CAP_SETUID and the like, as libcap numbers them."""
+    libcap = ctypes.CDLL("libcap.so.2", use_errno=True)
+    value = ctypes.c_int()
+    check(libcap.cap_from_name(name.lower().encode(), ctypes.byref(value)), f"cap_from_name {name}")
+    return value.value
+
+
+def drop_bounding_set(highest, keep_names):
+    keep = {capability_number(name) for name in keep_names}
     for capability in range(highest + 1):
-        check(libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0), f"PR_CAPBSET_DROP {capability}")
-    note("CapabilityBoundingSet= (empty): bounding set cleared")
+        if capability not in keep:
+            check(libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0), f"PR_CAPBSET_DROP {capability}")
+    note(f"CapabilityBoundingSet={' '.join(keep_names)}: bounding set "
+         + ("cleared" if not keep_names else "reduced to it"))
 
 
 def switch_user(uid, gid):
@@ -367,8 +379,8 @@ def main():
         note("not root: namespaces, mounts, bounding set and User= skipped")
     if "UMask" in config:
         os.umask(int(config["UMask"], 8))
-    if root and config.get("CapabilityBoundingSet", None) == "":
-        drop_bounding_set(highest_capability)
+    if root and "CapabilityBoundingSet" in config:
+        drop_bounding_set(highest_capability, config["CapabilityBoundingSet"].split())
     if root and options.uid is not None:
         switch_user(options.uid, options.gid if options.gid is not None else options.uid)
     # Set whatever NoNewPrivileges= says: seccomp without CAP_SYS_ADMIN needs it, and

@@ -19,6 +19,7 @@ enum ClientDecoding {
         _ = try? VaultCredential(from: parameters)
         _ = try? VaultPinPolicy(from: parameters)
         _ = try? VaultStats(from: parameters)
+        _ = try? VaultPasskey(from: parameters)
         _ = try? parameters.objects("credentials", required: false)?.map { try VaultCredential(from: $0) }
         _ = try? parameters.time("expiresAt", required: false)
         _ = try? parameters.strings("violations", required: false, bytes: 1...64)

@@ -1,6 +1,7 @@
 import Foundation
 
 // varlink-interface-generator INTERFACE.varlink OUTPUT.swift
+// varlink-interface-generator --purposes INTERFACE.varlink OUTPUT.swift (Purposes.swift)
 //
 // Writes the Swift that PinVaultProtocol compiles from the interface file: the file's
 // bytes as `VaultInterface.description`, and `VaultMethod` and `VaultErrorName`, one
@@ -76,6 +77,7 @@ func literal(_ text: String) -> String {
 }
 
 let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[1] == "--purposes" { generatePurposes(interface: arguments[2], output: arguments[3]) }
 guard arguments.count == 3 else { fail("usage: varlink-interface-generator INTERFACE.varlink OUTPUT.swift") }
 guard let data = FileManager.default.contents(atPath: arguments[1]),
       let text = String(data: data, encoding: .utf8)
@@ -169,6 +171,7 @@ swift += """
 }
 
 """
+swift += generatedTypes(text)  // a struct per `type` (Types.swift)
 do {
     try Data(swift.utf8).write(to: URL(fileURLWithPath: arguments[2]), options: .atomic)
 } catch {

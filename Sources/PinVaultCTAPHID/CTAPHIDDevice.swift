@@ -41,8 +41,9 @@ public struct CTAPHIDDevice {
 
     /// CTAPHID_INIT's protocol version.
     static let protocolVersion: UInt8 = 2
-    /// CAPABILITY_WINK | CAPABILITY_CBOR; no NMSG: no CTAP1/U2F messages.
-    public static let capabilities: UInt8 = 0x01 | 0x04
+    /// CAPABILITY_WINK | CAPABILITY_CBOR | CAPABILITY_NMSG: NMSG says that CTAPHID_MSG (CTAP1/U2F)
+    /// is not implemented, so that a client never falls back to it.
+    public static let capabilities: UInt8 = 0x01 | 0x04 | 0x08
     private static let initialisationPayload = CTAPHID.reportSize - 7
     private static let continuationPayload = CTAPHID.reportSize - 5
 

@@ -50,8 +50,7 @@ public final class PinVaultClient: Sendable {
     /// The PIN policy and lockout rules in force.
     public func getPolicy() async throws(PinVaultError) -> PinPolicy {
         try await call(.getPolicy) { _ in } decode: { reply throws(ParameterError) in
-            guard let policy = try reply.object("policy", required: true) else { throw ParameterError("policy", .missing) }
-            return PinPolicy(try VaultPinPolicy(from: policy))
+            try PinPolicy(from: ParameterError.present("policy", reply.object("policy", required: true)))
         }
     }
 
@@ -77,7 +76,7 @@ public final class PinVaultClient: Sendable {
         try ClientLimits.checkUser(user)
         try ClientLimits.checkLabel(label)
         // Only credentials made before purposes existed are legacy: the daemon would refuse it.
-        guard purpose != .legacy else { throw .invalidParameter("purpose") }
+        guard Credential.Purpose.registrable.contains(purpose) else { throw .invalidParameter("purpose") }
         return try await call(.register, wiping: secrets) { parameters in
             parameters.field("user", user)
             parameters.secretField("pin", secrets[0], encoding: .raw)
@@ -106,7 +105,7 @@ public final class PinVaultClient: Sendable {
             var credentials: [Credential] = []
             credentials.reserveCapacity(objects.count)
             for object in objects {
-                credentials.append(Credential(try VaultCredential(from: object)))
+                credentials.append(try Credential(from: object))
             }
             return credentials
         }
@@ -222,8 +221,7 @@ public final class PinVaultClient: Sendable {
     /// Admins only: the running daemon's counters.
     public func stats() async throws(PinVaultError) -> Stats {
         try await call(.getStats) { _ in } decode: { reply throws(ParameterError) in
-            guard let counters = try reply.object("counters", required: true) else { throw ParameterError("counters", .missing) }
-            return Stats(try VaultStats(from: counters))
+            try Stats(from: ParameterError.present("counters", reply.object("counters", required: true)))
         }
     }
 }

@@ -68,8 +68,7 @@ extension PinVaultError {
         case .tooManyCertificates:
             return .tooManyCertificates(limit: Int(clamping: try int("limit")))
         case .wrongPurpose:
-            let purpose = try p.enumeration("purpose", required: true, as: VaultCredential.Purpose.self) ?? .legacy
-            return .wrongPurpose(Credential.Purpose(purpose))
+            return .wrongPurpose(try ParameterError.present("purpose", p.enumeration("purpose", required: true, as: Credential.Purpose.self)))
         }
     }
 

@@ -1,3 +1,5 @@
+import PinVaultCrypto
+
 /// The vault's schema history. `PRAGMA user_version` holds the version a database is at;
 /// step `n` (1-based) moves it from `n - 1` to `n`. Steps are only ever appended.
 enum Schema {
@@ -242,6 +244,78 @@ enum Schema {
             BEGIN DELETE FROM passkeys WHERE authenticator_key_id = OLD.key_id; END
             """,
         ]),
+        // v8: the purposes in a table of their own (docs/FORMAT.md §7), which a credential's
+        // purpose references (the connection enforces foreign keys), in place of a CHECK
+        // that named them: a new purpose is a row the store inserts at open (`addPurposes`),
+        // not another rebuild. This one rebuilds the table a last time, as at v7, with its
+        // indexes and triggers, in this one transaction; the rows it starts with are the
+        // purposes v7's CHECK allowed, so that every credential copies across.
+        Step(statements: [
+            """
+            CREATE TABLE purposes (
+                name TEXT NOT NULL PRIMARY KEY
+                    CHECK (length(name) BETWEEN 1 AND 32 AND name NOT GLOB '*[^a-z0-9]*')
+            ) STRICT
+            """,
+            "INSERT INTO purposes (name) VALUES ('authenticate'), ('ssh'), ('login'), ('legacy'), ('webauthn')",
+            "DROP TRIGGER credentials_take_their_certificates",
+            "DROP TRIGGER credentials_take_their_passkeys",
+            """
+            CREATE TABLE credentials_v8 (
+                key_id TEXT NOT NULL PRIMARY KEY
+                    CHECK (length(key_id) = 32 AND key_id NOT GLOB '*[^0-9a-f]*'),
+                owner_uid INTEGER NOT NULL CHECK (owner_uid BETWEEN 0 AND 4294967295),
+                user TEXT NOT NULL CHECK (length(CAST(user AS BLOB)) BETWEEN 1 AND 256),
+                label TEXT NULL,
+                public_key BLOB NOT NULL CHECK (length(public_key) BETWEEN 1 AND 256),
+                format_version INTEGER NOT NULL CHECK (format_version BETWEEN 0 AND 255),
+                kdf_opslimit INTEGER NOT NULL CHECK (kdf_opslimit >= 0),
+                kdf_memlimit INTEGER NOT NULL CHECK (kdf_memlimit >= 0),
+                salt BLOB NOT NULL CHECK (length(salt) = 16),
+                nonce BLOB NOT NULL CHECK (length(nonce) = 24),
+                sealed_seed BLOB NOT NULL CHECK (length(sealed_seed) = 48),
+                created_at INTEGER NOT NULL,
+                last_used_at INTEGER NULL,
+                failed_attempts INTEGER NOT NULL DEFAULT 0 CHECK (failed_attempts >= 0),
+                locked_until INTEGER NULL,
+                unregister_token_hash BLOB NULL
+                    CHECK (unregister_token_hash IS NULL OR length(unregister_token_hash) = 32),
+                unregister_expires_at INTEGER NULL,
+                purpose TEXT NOT NULL DEFAULT 'legacy' REFERENCES purposes (name),
+                wrong_pins_since_success INTEGER NOT NULL DEFAULT 0
+                    CHECK (wrong_pins_since_success >= 0),
+                algorithm TEXT NOT NULL DEFAULT 'ed25519' CHECK (length(algorithm) BETWEEN 1 AND 32),
+                CHECK ((unregister_token_hash IS NULL) = (unregister_expires_at IS NULL))
+            ) STRICT
+            """,
+            "INSERT INTO credentials_v8 (\(v6Columns)) SELECT \(v6Columns) FROM credentials",
+            "DROP TABLE credentials",
+            "ALTER TABLE credentials_v8 RENAME TO credentials",
+            "CREATE INDEX credentials_owner_user ON credentials (owner_uid, user)",
+            "CREATE INDEX credentials_legacy ON credentials (key_id) WHERE purpose = 'legacy'",
+            """
+            CREATE TRIGGER credentials_purpose_is_immutable
+            BEFORE UPDATE OF purpose ON credentials
+            WHEN NEW.purpose IS NOT OLD.purpose
+            BEGIN SELECT RAISE(ABORT, 'a credential''s purpose never changes'); END
+            """,
+            """
+            CREATE TRIGGER credentials_algorithm_is_immutable
+            BEFORE UPDATE OF algorithm ON credentials
+            WHEN NEW.algorithm IS NOT OLD.algorithm
+            BEGIN SELECT RAISE(ABORT, 'a credential''s algorithm never changes'); END
+            """,
+            """
+            CREATE TRIGGER credentials_take_their_certificates
+            AFTER DELETE ON credentials
+            BEGIN DELETE FROM ssh_certificates WHERE key_id = OLD.key_id; END
+            """,
+            """
+            CREATE TRIGGER credentials_take_their_passkeys
+            AFTER DELETE ON credentials
+            BEGIN DELETE FROM passkeys WHERE authenticator_key_id = OLD.key_id; END
+            """,
+        ]),
     ]
 
     /// The columns of `credentials` at version 5, which step 6 copies.
@@ -251,7 +325,7 @@ enum Schema {
         unregister_expires_at, purpose, wrong_pins_since_success
         """
 
-    /// The columns of `credentials` at version 6, which step 7 copies.
+    /// The columns of `credentials` at version 6, which steps 7 and 8 copy.
     private static let v6Columns = v5Columns + ", algorithm"
 
     /// The version after every step has run.
@@ -284,6 +358,41 @@ enum Schema {
                 throw error
             }
         }
+    }
+
+    /// Inserts the purposes this code knows (`KeyPurpose`) that the `purposes` table does
+    /// not hold yet, in one transaction; reads only, when it holds them all (every open
+    /// but the first after a purpose was added). Never deletes one: a credential may
+    /// still reference it. The database must be at version 8 or later.
+    static func addPurposes(_ connection: SQLiteConnection) throws(StoreError) {
+        let known = try purposeNames(connection)
+        let missing = KeyPurpose.allCases.map(\.rawValue).filter { !known.contains($0) }
+        guard !missing.isEmpty else { return }
+        try connection.execute("BEGIN IMMEDIATE")
+        do throws(StoreError) {
+            for name in missing {
+                try connection.execute("INSERT OR IGNORE INTO purposes (name) VALUES (?1)", [.text(name)])
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            if (try? connection.isInTransaction()) == true {
+                try? connection.execute("ROLLBACK")
+            }
+            throw error
+        }
+    }
+
+    /// The names in the `purposes` table.
+    static func purposeNames(_ connection: SQLiteConnection) throws(StoreError) -> Set<String> {
+        let statement = try connection.prepare("SELECT name FROM purposes")
+        var names: Set<String> = []
+        while try statement.step() {
+            guard case .text(let bytes) = statement.value(at: 0) else {
+                throw StoreError.corruptDatabase("a purpose that is not text")
+            }
+            names.insert(String(decoding: bytes, as: UTF8.self))
+        }
+        return names
     }
 
     /// `PRAGMA user_version`.

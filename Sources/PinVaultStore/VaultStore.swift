@@ -25,8 +25,8 @@ public final class VaultStore: @unchecked Sendable {
 
     /// Opens or creates the database file (0600, never through a symlink), sets the
     /// pragmas, checks integrity with `PRAGMA quick_check` when the last writer did not
-    /// stop cleanly, then migrates to `currentSchemaVersion`, one transaction per step.
-    /// Refuses a newer schema.
+    /// stop cleanly, then migrates to `currentSchemaVersion`, one transaction per step, and
+    /// adds the purposes this code knows to the `purposes` table. Refuses a newer schema.
     ///
     /// The open reads no row, so it costs the same for ten credentials as for a
     /// hundred thousand. `quick_check` reads the whole file, and runs only when it can
@@ -47,6 +47,7 @@ public final class VaultStore: @unchecked Sendable {
             try Self.configure(connection, path: path)
             if checkedIntegrity { try Self.checkIntegrity(connection) }
             try Schema.migrate(connection)
+            try Schema.addPurposes(connection)
         } catch {
             connection.close()
             throw error

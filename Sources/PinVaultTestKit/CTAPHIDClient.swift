@@ -1,8 +1,18 @@
 import Glibc
 
-/// A raw CTAPHID client over the daemon's CTAPHID socket: 64-byte reports each way,
-/// framed and reassembled here, independently of the daemon's own code.
-public final class CTAPHIDClient {
+/// Whatever carries CTAPHID's 64-byte reports each way: the daemon's socket
+/// (`CTAPHIDClient`), or a virtual HID device whose kernel a test plays (pinvault-uhid's
+/// tests). Messages are framed and reassembled over it here, independently of the
+/// daemon's own code.
+public protocol CTAPHIDReports: AnyObject {
+    /// Sends one report (exactly 64 bytes).
+    func send(report: [UInt8]) throws
+    /// The next 64-byte report.
+    func receiveReport() throws -> [UInt8]
+}
+
+/// A raw CTAPHID client over the daemon's CTAPHID socket: 64-byte reports each way.
+public final class CTAPHIDClient: CTAPHIDReports {
     public static let broadcast: UInt32 = 0xFFFF_FFFF
     public let stream: UnixStream
 
@@ -29,14 +39,6 @@ public final class CTAPHIDClient {
     public func send(report: [UInt8]) throws {
         guard report.count == 64 else { throw TestKitError("a report is 64 bytes, not \(report.count)") }
         try stream.write(report)
-    }
-
-    /// Sends `payload` as `command` on `channel`, in as many reports as it takes;
-    /// `declaredLength` overrides the length the first report announces.
-    public func send(command: UInt8, channel: UInt32, payload: [UInt8], declaredLength: Int? = nil) throws {
-        for report in Self.reports(command: command, channel: channel, payload: payload, declaredLength: declaredLength) {
-            try send(report: report)
-        }
     }
 
     /// The reports of a message, as a FIDO client frames it.
@@ -68,10 +70,20 @@ public final class CTAPHIDClient {
         stream.consume(64)
         return report
     }
+}
+
+extension CTAPHIDReports {
+    /// Sends `payload` as `command` on `channel`, in as many reports as it takes;
+    /// `declaredLength` overrides the length the first report announces.
+    public func send(command: UInt8, channel: UInt32, payload: [UInt8], declaredLength: Int? = nil) throws {
+        for report in CTAPHIDClient.reports(command: command, channel: channel, payload: payload, declaredLength: declaredLength) {
+            try send(report: report)
+        }
+    }
 
     /// The next whole message; KEEPALIVEs are counted into `keepalives` and skipped, up to
     /// 300 of them (30 s of a request that never ends: then it throws, rather than wait on).
-    public func receiveMessage(keepalives: inout [UInt8]) throws -> Message {
+    public func receiveMessage(keepalives: inout [UInt8]) throws -> CTAPHIDClient.Message {
         var first = try receiveReport()
         while first[4] == 0xBB {
             keepalives.append(first[7])
@@ -90,10 +102,10 @@ public final class CTAPHIDClient {
             payload += next[5..<64]
             sequence &+= 1
         }
-        return Message(channel: channel, command: first[4], payload: Array(payload.prefix(length)))
+        return CTAPHIDClient.Message(channel: channel, command: first[4], payload: Array(payload.prefix(length)))
     }
 
-    public func receiveMessage() throws -> Message {
+    public func receiveMessage() throws -> CTAPHIDClient.Message {
         var keepalives: [UInt8] = []
         return try receiveMessage(keepalives: &keepalives)
     }
@@ -101,9 +113,9 @@ public final class CTAPHIDClient {
     /// INIT on the broadcast channel with `nonce`; returns the channel allocated, after
     /// checking the nonce came back.
     public func initialize(nonce: [UInt8] = [0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88]) throws -> UInt32 {
-        try send(command: 0x86, channel: Self.broadcast, payload: nonce)
+        try send(command: 0x86, channel: CTAPHIDClient.broadcast, payload: nonce)
         let answer = try receiveMessage()
-        guard answer.channel == Self.broadcast, answer.command == 0x86, answer.payload.count == 17,
+        guard answer.channel == CTAPHIDClient.broadcast, answer.command == 0x86, answer.payload.count == 17,
               Array(answer.payload.prefix(8)) == nonce
         else { throw TestKitError("not an INIT answer to this nonce: \(answer)") }
         return answer.payload[8..<12].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }

@@ -68,15 +68,12 @@ enum VarlinkReplies {
         case .passkeys(let passkeys):
             reply.arrayField("passkeys") { array in
                 for passkey in passkeys {
-                    array.objectElement { object in
-                        object.field("credentialId", Base64.encodedString(passkey.credentialId))
-                        object.field("rpId", passkey.rpId)
-                        object.field("userHandle", Base64.encodedString(passkey.userHandle))
-                        if let name = passkey.userName { object.field("userName", name) }
-                        if let name = passkey.displayName { object.field("displayName", name) }
-                        object.field("algorithm", passkey.algorithm.name)
-                        object.field("createdAt", RFC3339.string(fromUnixSeconds: passkey.createdAt))
-                    }
+                    let wire = VaultPasskey(
+                        credentialId: passkey.credentialId, rpId: passkey.rpId, userHandle: passkey.userHandle,
+                        userName: passkey.userName, displayName: passkey.displayName, algorithm: passkey.algorithm,
+                        createdAt: VaultTime(unixSeconds: passkey.createdAt)
+                    )
+                    array.objectElement { wire.writeFields(&$0) }
                 }
             }
         case .unlockedKeys, .securityKeyRetries, .securityKeyToken, .passkeyMade, .passkeyAssertions:
@@ -96,57 +93,47 @@ enum VarlinkReplies {
             user: credential.user,
             keyId: credential.keyId.hex,
             label: credential.label,
-            purpose: wire(credential.purpose),
+            purpose: credential.purpose,
             algorithm: credential.algorithm,
             publicKey: credential.publicKey,
             ownerUid: credential.ownerUid,
-            createdAt: credential.createdAt,
-            lastUsedAt: credential.lastUsedAt,
-            failedAttempts: Int64(credential.failedAttempts),
-            remainingAttempts: Int64(credential.remainingAttempts),
+            createdAt: VaultTime(unixSeconds: credential.createdAt),
+            lastUsedAt: credential.lastUsedAt.map(VaultTime.init(unixSeconds:)),
+            failedAttempts: credential.failedAttempts,
+            remainingAttempts: credential.remainingAttempts,
             state: state,
-            lockedUntil: credential.lockedUntil,
-            unregistrationExpiresAt: credential.unregistrationExpiresAt,
-            unlockedUntil: credential.unlockedUntil,
+            lockedUntil: credential.lockedUntil.map(VaultTime.init(unixSeconds:)),
+            unregistrationExpiresAt: credential.unregistrationExpiresAt.map(VaultTime.init(unixSeconds:)),
+            unlockedUntil: credential.unlockedUntil.map(VaultTime.init(unixSeconds:)),
             sshCertificates: credential.sshCertificates
         )
     }
 
-    private static func wire(_ purpose: KeyPurpose) -> VaultCredential.Purpose {
-        switch purpose {
-        case .authenticate: .authenticate
-        case .ssh: .ssh
-        case .login: .login
-        case .legacy: .legacy
-        case .webauthn: .webauthn
-        }
-    }
-
     private static func wire(_ policy: PinPolicy, _ lockout: LockoutPolicy) -> VaultPinPolicy {
         VaultPinPolicy(
-            minLength: Int64(policy.minLength),
-            maxLength: Int64(policy.maxLength),
+            minLength: policy.minLength,
+            maxLength: policy.maxLength,
             digitsOnly: policy.digitsOnly,
-            maxIdenticalDigits: Int64(policy.maxIdenticalDigits),
+            maxIdenticalDigits: policy.maxIdenticalDigits,
             allowSequences: policy.allowSequences,
-            denyListSize: Int64(policy.denyList.count),
-            throttleAfter: Int64(lockout.throttleAfter),
-            maxAttempts: Int64(lockout.maxAttempts),
+            denyListSize: policy.denyList.count,
+            throttleAfter: lockout.throttleAfter,
+            maxAttempts: lockout.maxAttempts,
             onMaxAttempts: lockout.onMaxAttempts == .wipe ? .wipe : .block
         )
     }
 
     private static func wire(_ counters: EngineStats.Snapshot, _ server: ServerStats) -> VaultStats {
         VaultStats(
-            requests: Int64(server.messagesReceived),
-            authenticationsSucceeded: Int64(counters.authenticationsSucceeded),
-            authenticationsFailed: Int64(counters.authenticationsFailed),
-            lockouts: Int64(counters.lockouts),
-            kdfQueueDepth: Int64(counters.kdfQueued),
-            kdfRunning: Int64(counters.kdfRunning),
-            activeConnections: Int64(server.activeConnections),
-            uptimeSeconds: Int64(counters.uptimeSeconds),
-            kdfEvaluations: Int64(counters.kdfEvaluations)
+            requests: server.messagesReceived,
+            authenticationsSucceeded: counters.authenticationsSucceeded,
+            authenticationsFailed: counters.authenticationsFailed,
+            lockouts: counters.lockouts,
+            kdfQueueDepth: counters.kdfQueued,
+            kdfRunning: counters.kdfRunning,
+            kdfEvaluations: counters.kdfEvaluations,
+            activeConnections: server.activeConnections,
+            uptimeSeconds: counters.uptimeSeconds
         )
     }
 }

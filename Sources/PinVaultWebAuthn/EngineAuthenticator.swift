@@ -126,7 +126,9 @@ public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
             case 0x01: try makeCredential(parameters, caller, state, reply)
             case 0x02: try getAssertion(parameters, caller, state, reply)
             case 0x08: getNextAssertion(state, reply)
-            case 0x0A: try credentialManagement(parameters, caller, state, reply)
+            // 0x41: the same command under CTAP 2.1's prototype number, the only one
+            // libfido2 sends before 1.15 (Debian 12's 1.12 among them).
+            case 0x0A, 0x41: try credentialManagement(parameters, caller, state, reply)
             case 0x0B: reply(.ok)  // Selection: no button to wait for; the PIN is the presence.
             case 0x07: reset(caller, channel, state, reply)
             default: reply(.invalidCommand)

@@ -35,7 +35,7 @@ struct PasskeyListCommand: AsyncParsableCommand {
                     [
                         TerminalText.escaped(passkey.rpId), TerminalText.escaped(passkey.userName ?? "-"),
                         Base64.encodedString(passkey.credentialId, alphabet: .url), passkey.algorithm.rawValue,
-                        RFC3339.string(fromUnixSeconds: passkey.createdAt),
+                        passkey.createdAt.rfc3339,
                     ]
                 }
                 StandardStream.output.write(Table(headers: ["RELYING PARTY", "USER", "CREDENTIAL ID", "ALGORITHM", "CREATED"], rows: rows).text)
@@ -53,7 +53,7 @@ struct PasskeyListCommand: AsyncParsableCommand {
             ("userName", passkey.userName.map(JSONValue.string) ?? .null),
             ("displayName", passkey.displayName.map(JSONValue.string) ?? .null),
             ("algorithm", .string(passkey.algorithm.rawValue)),
-            ("createdAt", .string(RFC3339.string(fromUnixSeconds: passkey.createdAt))),
+            ("createdAt", .string(passkey.createdAt.rfc3339)),
         ])
     }
 }

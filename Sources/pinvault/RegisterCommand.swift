@@ -1,7 +1,8 @@
 import ArgumentParser
 import PinVaultClient
 
-/// `pinvault register USER [--label LABEL] [--purpose authenticate|ssh|login|webauthn] [--algorithm ed25519|p256]`
+/// `pinvault register USER [--label LABEL] [--purpose PURPOSE] [--algorithm ed25519|p256]`, PURPOSE one of
+/// `Credential.Purpose.registrable`.
 struct RegisterCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "register",
@@ -11,12 +12,9 @@ struct RegisterCommand: AsyncParsableCommand {
             meet the policy (pinvault policy). Prints the new key's id and public key, which a \
             relying party keeps to verify signatures.
 
-            The purpose decides, for good, what the key may do: authenticate (the default) \
-            signs a relying party's challenges (auth, and sign after unlock); ssh is offered \
-            to ssh and git by the ssh-agent sockets once unlocked, and signs nothing else; \
-            login is for the PAM module (pam_pinvault) alone; webauthn makes your security \
-            key (one per user id): its PIN is the one a browser asks for, and only the \
-            security-key door uses it. Another purpose needs another credential.
+            The purpose decides, for good, what the key may do: \(alternatives(purposes)), \
+            authenticate by default (pinvault(1), KEY PURPOSES, says what each signs). \
+            Another purpose needs another credential.
 
             The algorithm, also for good: ed25519 (the default) or p256 (ECDSA over NIST \
             P-256, for relying parties, ssh servers and PKCS#11 programs that know no \
@@ -32,8 +30,16 @@ struct RegisterCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Tells this credential apart from the user's others (an app, a relying party).", valueName: "label"))
     var label: String?
 
-    @Option(help: ArgumentHelp("What the key is for: authenticate, ssh, login or webauthn.", valueName: "purpose"))
-    var purpose: RegistrablePurpose = .authenticate
+    @Option(
+        help: ArgumentHelp("What the key is for: \(alternatives(purposes)).", valueName: "purpose"),
+        completion: .list(purposes),
+        transform: { name in
+            guard let purpose = Credential.Purpose(rawValue: name), Credential.Purpose.registrable.contains(purpose) else {
+                throw ValidationError("--purpose is one of \(purposes.joined(separator: ", "))")
+            }
+            return purpose
+        })
+    var purpose: Credential.Purpose = .authenticate
 
     @Option(
         help: ArgumentHelp(
@@ -57,7 +63,7 @@ struct RegisterCommand: AsyncParsableCommand {
             let client = try global.connect()
             defer { client.close() }
             let credential = try await client.register(
-                user: user, pin: pin, label: label, purpose: purpose.purpose, algorithm: algorithm)
+                user: user, pin: pin, label: label, purpose: purpose, algorithm: algorithm)
             console.show(.object([("credential", credential.json)])) {
                 console.say("Registered a credential for \(credential.user)\(credential.label.map { " (\($0))" } ?? "").")
                 StandardStream.output.write(Table(headers: nil, rows: [
@@ -72,5 +78,16 @@ struct RegisterCommand: AsyncParsableCommand {
             }
             return .success
         }
+    }
+}
+
+extension RegisterCommand {
+    /// The purposes `--purpose` takes: every purpose but legacy, from the one list.
+    static let purposes = Credential.Purpose.registrable.map(\.rawValue)
+
+    /// "a, b or c".
+    static func alternatives(_ names: [String]) -> String {
+        guard let last = names.last, names.count > 1 else { return names.joined() }
+        return names.dropLast().joined(separator: ", ") + " or " + last
     }
 }

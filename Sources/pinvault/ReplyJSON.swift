@@ -1,71 +1,51 @@
 import PinVaultClient
+import PinVaultCrypto
+import PinVaultProtocol
 
 // The replies as `--json` prints them: the Varlink reply's own field names, in the
 // interface's order, with its encodings. Absent optional fields are left out, as the
-// daemon leaves them out.
+// daemon leaves them out. The interface's types are written by the same generated code
+// the daemon uses; the method replies, which are no types of the interface, here.
+
+extension JSONValue {
+    /// An interface type's object as the daemon writes it (its generated `writeFields`),
+    /// read back to be printed indented: `--json` and the wire cannot drift apart.
+    init(interfaceFields write: (inout JSONObjectWriter) -> Void) {
+        let buffer = ReplyBuffer()
+        JSONWriter.writeObject(into: buffer, write)
+        self = buffer.withUnsafeBytes { bytes in
+            // What JSONWriter wrote parses; .null would only mean a writer bug.
+            guard let document = try? JSONDocument.parse(bytes) else { return .null }
+            return JSONValue(document, node: document.root)
+        }
+    }
+
+    private init(_ document: JSONDocument, node: Int) {
+        switch document[node].kind {
+        case .object:
+            self = .object(document.members(of: node).map { (document.string($0.key) ?? "", JSONValue(document, node: $0.value)) })
+        case .array: self = .array(document.elements(of: node).map { JSONValue(document, node: $0) })
+        case .string: self = .string(document.string(node) ?? "")
+        case .number: self = document.int64(node).map { .int(Int($0)) } ?? .null
+        case .bool: self = .bool(document.bool(node) ?? false)
+        case .null: self = .null
+        }
+    }
+}
 
 extension Credential {
     /// The interface's `Credential` object.
-    var json: JSONValue {
-        var fields: [(String, JSONValue)] = [("user", .string(user)), ("keyId", .string(keyId))]
-        if let label { fields.append(("label", .string(label))) }
-        fields += [
-            ("purpose", .string(purpose.rawValue)),
-            ("algorithm", .string(algorithm.rawValue)),
-            ("publicKey", .string(WireText.base64(publicKey))),
-            ("ownerUid", .int(Int(ownerUid))),
-            ("createdAt", .string(WireText.time(createdAt))),
-        ]
-        if let lastUsedAt { fields.append(("lastUsedAt", .string(WireText.time(lastUsedAt)))) }
-        fields += [
-            ("failedAttempts", .int(failedAttempts)),
-            ("remainingAttempts", .int(remainingAttempts)),
-            ("state", .string(state.rawValue)),
-        ]
-        if let lockedUntil { fields.append(("lockedUntil", .string(WireText.time(lockedUntil)))) }
-        if let unregistrationExpiresAt {
-            fields.append(("unregistrationExpiresAt", .string(WireText.time(unregistrationExpiresAt))))
-        }
-        if let unlockedUntil { fields.append(("unlockedUntil", .string(WireText.time(unlockedUntil)))) }
-        if !sshCertificates.isEmpty {
-            fields.append(("sshCertificates", .array(sshCertificates.map { .string(WireText.base64($0)) })))
-        }
-        return .object(fields)
-    }
+    var json: JSONValue { JSONValue(interfaceFields: { writeFields(&$0) }) }
 }
 
 extension PinPolicy {
     /// The interface's `PinPolicy` object.
-    var json: JSONValue {
-        .object([
-            ("minLength", .int(minLength)),
-            ("maxLength", .int(maxLength)),
-            ("digitsOnly", .bool(digitsOnly)),
-            ("maxIdenticalDigits", .int(maxIdenticalDigits)),
-            ("allowSequences", .bool(allowSequences)),
-            ("denyListSize", .int(denyListSize)),
-            ("throttleAfter", .int(throttleAfter)),
-            ("maxAttempts", .int(maxAttempts)),
-            ("onMaxAttempts", .string(onMaxAttempts.rawValue)),
-        ])
-    }
+    var json: JSONValue { JSONValue(interfaceFields: { writeFields(&$0) }) }
 }
 
 extension Stats {
     /// The interface's `Stats` object.
-    var json: JSONValue {
-        .object([
-            ("requests", .int(requests)),
-            ("authenticationsSucceeded", .int(authenticationsSucceeded)),
-            ("authenticationsFailed", .int(authenticationsFailed)),
-            ("lockouts", .int(lockouts)),
-            ("kdfQueueDepth", .int(kdfQueueDepth)),
-            ("kdfRunning", .int(kdfRunning)),
-            ("kdfEvaluations", .int(kdfEvaluations)),
-            ("activeConnections", .int(activeConnections)),
-            ("uptimeSeconds", .int(uptimeSeconds)),
-        ])
-    }
+    var json: JSONValue { JSONValue(interfaceFields: { writeFields(&$0) }) }
 }
 
 extension PinCheck {

@@ -10,6 +10,11 @@ enum WireText {
         RFC3339.string(fromUnixSeconds: Int64(date.timeIntervalSince1970.rounded(.down)))
     }
 
+    /// The same, of a time a reply carried.
+    static func time(_ time: VaultTime) -> String {
+        time.rfc3339
+    }
+
     /// Standard base64 with padding.
     static func base64(_ bytes: [UInt8]) -> String {
         Base64.encodedString(bytes)

@@ -11,7 +11,7 @@ final class CTAPHIDDeviceTests: XCTestCase {
         guard let (channel, command, payload) = ScriptedDevice.message(answer.reports) else { return XCTFail("no answer") }
         XCTAssertEqual(channel, broadcast)
         XCTAssertEqual(command, 0x86)
-        XCTAssertEqual(payload, [9, 8, 7, 6, 5, 4, 3, 2, 0x01, 0, 0, 0, 2, 1, 2, 3, 0x05])
+        XCTAssertEqual(payload, [9, 8, 7, 6, 5, 4, 3, 2, 0x01, 0, 0, 0, 2, 1, 2, 3, 0x0D])
         XCTAssertEqual(device.device.channelCount, 1)
         // Each INIT gets a channel of its own.
         XCTAssertNotEqual(device.initialize(), device.initialize())

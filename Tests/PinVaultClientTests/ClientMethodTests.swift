@@ -46,7 +46,7 @@ final class ClientMethodTests: ClientTestCase {
         XCTAssertTrue(credential.keyId.allSatisfy { $0.isHexDigit && !$0.isUppercase }, credential.keyId)
         XCTAssertEqual(credential.publicKey.count, 32)
         XCTAssertEqual(credential.ownerUid, getuid())
-        XCTAssertTrue((before...Date(timeIntervalSinceNow: 2)).contains(credential.createdAt), "\(credential.createdAt)")
+        XCTAssertTrue((before...Date(timeIntervalSinceNow: 2)).contains(credential.createdAt.date), "\(credential.createdAt)")
         XCTAssertNil(credential.lastUsedAt)
         XCTAssertEqual(credential.failedAttempts, 0)
         XCTAssertEqual(credential.remainingAttempts, 5)
@@ -129,7 +129,7 @@ final class ClientMethodTests: ClientTestCase {
         XCTAssertTrue((290...302).contains(expiry), "expires in \(expiry) s")
         let listed = try await client.list(user: "alice")
         XCTAssertEqual(listed.first?.state, .pendingUnregistration)
-        XCTAssertEqual(listed.first?.unregistrationExpiresAt, pending.expiresAt)
+        XCTAssertEqual(listed.first?.unregistrationExpiresAt?.date, pending.expiresAt)
 
         try await client.commitUnregister(keyId: pending.keyId, token: pending.token)
         let remaining = try await client.list(user: "alice")

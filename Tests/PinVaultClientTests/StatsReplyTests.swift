@@ -19,7 +19,7 @@ final class StatsReplyTests: XCTestCase {
         let stats = try await stats(forCounters: Self.olderCounters + #","kdfEvaluations":42"#)
         XCTAssertEqual(stats, Stats(
             requests: 9, authenticationsSucceeded: 4, authenticationsFailed: 2, lockouts: 1,
-            kdfQueueDepth: 3, kdfRunning: 2, activeConnections: 5, uptimeSeconds: 60, kdfEvaluations: 42
+            kdfQueueDepth: 3, kdfRunning: 2, kdfEvaluations: 42, activeConnections: 5, uptimeSeconds: 60
         ))
     }
 

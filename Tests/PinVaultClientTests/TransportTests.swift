@@ -147,7 +147,7 @@ final class TransportTests: XCTestCase {
         let listed = try await client.list()
         XCTAssertEqual(listed.count, 2000)
         XCTAssertEqual(listed.last?.user, "user-1999")
-        XCTAssertEqual(listed.first?.createdAt, Date(timeIntervalSince1970: 1_769_860_800))
+        XCTAssertEqual(listed.first?.createdAt.date, Date(timeIntervalSince1970: 1_769_860_800))
         XCTAssertEqual(listed.first?.publicKey, [UInt8](repeating: 7, count: 32))
         // The connection goes on working after the buffer shrank back.
         let count = try await client.list().count

@@ -12,10 +12,12 @@ final class InstallTests: XCTestCase {
     func testInstall_placesEveryFile() throws {
         let installation = try Installation.shared()
         let destination = installation.destination
-        for path in ["/usr/local/bin/pinvaultd", "/usr/local/bin/pinvault", "/usr/local/sbin/pinvault-seal-pepper"] {
+        for path in ["/usr/local/bin/pinvaultd", "/usr/local/bin/pinvault", "/usr/local/sbin/pinvault-seal-pepper",
+                     "/usr/local/sbin/pinvault-uhid"] {
             XCTAssertTrue(FileManager.default.isExecutableFile(atPath: destination + path), path)
         }
         for path in ["/usr/local/lib/systemd/system/pinvaultd.service", "/usr/local/lib/systemd/system/pinvaultd.socket",
+                     "/usr/local/lib/systemd/system/pinvault-uhid.service", "/usr/local/share/man/man8/pinvault-uhid.8",
                      "/usr/local/lib/sysusers.d/pinvault.conf", "/etc/pinvault/pinvaultd.toml",
                      "/etc/pinvault/deny-list.txt", "/usr/local/share/doc/pinvault/SECURITY.md",
                      "/usr/local/share/doc/pinvault/OPERATIONS.md", "/usr/local/share/varlink/io.pinvault.Vault.varlink",

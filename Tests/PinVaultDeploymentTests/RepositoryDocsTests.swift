@@ -46,6 +46,19 @@ final class RepositoryDocsTests: XCTestCase {
         XCTAssertEqual(citing, [])
     }
 
+    /// No private key is kept in the repository: tests make their keys in temporary
+    /// directories, and a key a hand-run experiment leaves in the checkout is caught here
+    /// before it can be committed.
+    func testNoFile_holdsAPrivateKey() throws {
+        let armour = "PRIVATE" + " KEY-----"  // in pieces, so that this file holds none
+        var holding: [String] = []
+        for path in Self.repositoryFiles() {
+            guard let data = FileManager.default.contents(atPath: Self.root + "/" + path) else { continue }
+            if data.range(of: Data(armour.utf8)) != nil { holding.append(path) }
+        }
+        XCTAssertEqual(holding, [])
+    }
+
     /// One module map, in docs/ARCHITECTURE.md: it names every module under Sources/.
     func testTheArchitectureDocument_mapsEveryModule() throws {
         let architecture = try String(contentsOfFile: Self.root + "/docs/ARCHITECTURE.md", encoding: .utf8)

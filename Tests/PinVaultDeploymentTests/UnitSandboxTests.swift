@@ -83,4 +83,39 @@ final class UnitSandboxTests: XCTestCase {
         XCTAssertGreaterThan(try daemon.memory().lockedKiB, 0)
         XCTAssertEqual(try daemon.stop(), 0, daemon.log)
     }
+
+    /// The installed pinvault-uhid under its installed unit's sandbox (root, the bounding
+    /// set down to CAP_SETUID, CAP_SETGID and CAP_KILL, the system call filter, AF_UNIX
+    /// only, no network, a read-only system): its relay still becomes the seat user
+    /// (setgroups, setresgid, setresuid under the filter) and carries an INIT to the
+    /// daemon and back, and a seat switch still ends that relay (which runs as the user:
+    /// without CAP_KILL the kill failed and the switch waited forever).
+    func testInstalledUHIDBridge_underItsUnitSandbox_becomesTheSeatUserAndRelays() throws {
+        try requireSandbox()
+        let installation = try Installation.shared()
+        let daemon = try TestDaemon.installed(installation)
+        try daemon.start()
+        let kernel = try UHIDKernel(path: daemon.root + "/uhid.sock")
+        let bridge = try UHIDBridge(
+            binary: installation.destination + "/usr/local/sbin/pinvault-uhid",
+            launcher: (Self.python, [
+                TestDaemon.repositoryRoot + "/scripts/unit-sandbox.py",
+                "--unit", installation.unitDirectory + "/pinvault-uhid.service", "--scratch", try daemon.scratch(), "--",
+            ]),
+            ctaphidSocket: daemon.ctaphidSocketPath, kernelPath: kernel.path, directory: daemon.root)
+        let user = try LocalUser()
+        try bridge.activate(user.uid)
+        let (device, _) = try kernel.nextDevice()
+        let channel = try device.initialize()
+        try device.send(command: 0x81, channel: channel, payload: [3, 1, 4])
+        XCTAssertEqual(try device.receiveMessage().payload, [3, 1, 4])
+        try bridge.activate(nil)
+        XCTAssertTrue(device.isClosed(within: 30), "the relay outlived its user's turn: \(bridge.log)")
+        XCTAssertEqual(bridge.stop(), 0, bridge.log)
+        for applied in ["SystemCallFilter=: allow-list", "RestrictAddressFamilies=AF_UNIX", "ProtectSystem=strict",
+                        "CapabilityBoundingSet=CAP_SETUID CAP_SETGID CAP_KILL: bounding set reduced to it"] {
+            XCTAssertTrue(bridge.log.contains(applied), "not applied: \(applied)\n\(bridge.log)")
+        }
+        XCTAssertEqual(try daemon.stop(), 0, daemon.log)
+    }
 }

@@ -19,7 +19,8 @@ final class DoorPurposeTests: DaemonTestCase {
     private var p256Credentials: [KeyPurpose: (keyId: String, publicKey: [UInt8])] = [:]
 
     override func setUpWithError() throws {
-        try startDaemon()
+        // Two credentials of each purpose (one of webauthn) and a legacy one, under one user.
+        try startDaemon(["credentials": ["max_per_user": "\(2 * KeyPurpose.allCases.count)"]])
         for purpose in KeyPurpose.registrable {
             let credential = try client.register(user: user, pin: pin, label: purpose.rawValue, purpose: purpose.rawValue)
             XCTAssertEqual(credential.string("purpose"), purpose.rawValue)
@@ -105,10 +106,10 @@ final class DoorPurposeTests: DaemonTestCase {
                 let (served, answer) = try use(access, purpose)
                 XCTAssertEqual(served, access.serves(purpose), "\(access) × \(purpose): \(answer)")
                 // Refused by name, except where the refusal comes first from elsewhere: the
-                // agent socket answers SSH_AGENT_FAILURE, and a login or security key is never
-                // unlocked (the session doors answer NotUnlocked).
+                // agent socket answers SSH_AGENT_FAILURE, and a key Unlock does not serve
+                // (login, a security key) is never unlocked (the session doors answer NotUnlocked).
                 if !served, access != .sshAgent,
-                   ![.login, .webauthn].contains(purpose) || access == .authenticate || access == .unlock {
+                   KeyAccess.unlock.serves(purpose) || access == .authenticate || access == .unlock {
                     XCTAssertEqual(answer, "io.pinvault.Vault.WrongPurpose", "\(access) × \(purpose)")
                 }
                 _ = try client.vault("Lock", [:])

@@ -105,6 +105,7 @@ final class PepperCheckTests: DaemonTestCase {
             db.execute("DROP INDEX credentials_legacy")
             db.execute("ALTER TABLE credentials DROP COLUMN wrong_pins_since_success")
             db.execute("ALTER TABLE credentials DROP COLUMN purpose")
+            db.execute("DROP TABLE purposes")
             db.execute("DROP TABLE IF EXISTS vault_metadata")
             db.execute("DROP TRIGGER credentials_take_their_certificates")
             db.execute("DROP TABLE ssh_certificates")

@@ -1,8 +1,10 @@
 """Yubico's python-fido2 as the browser (its Fido2Client over a CtapHidDevice on
 pinvaultd's CTAPHID socket) and its Fido2Server as the relying party. The Swift test
 (PasskeyEndToEndTests) starts the daemon, runs this with the socket's path, and reads the
-daemon's List afterwards. Exit status 0 when every step did what CTAP and WebAuthn say;
-a traceback otherwise. The last step leaves one wrong PIN counted."""
+daemon's List afterwards; UHIDBridgeTests runs it with "uhid-kernel:PATH" instead, to go
+through pinvault-uhid's virtual device (ctaphid_socket.py). Exit status 0 when every step
+did what CTAP and WebAuthn say; a traceback otherwise. The last step leaves one wrong PIN
+counted."""
 import sys
 
 from fido2.client import ClientError, DefaultClientDataCollector, Fido2Client, UserInteraction

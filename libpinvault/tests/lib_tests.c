@@ -176,6 +176,88 @@ static void test_list(void)
     CHECK(list(frame, NULL) == PV_REPLY_MALFORMED);
 }
 
+/*
+ * The values of the interface's Credential.purpose (`  purpose: (a, b, …),` inside
+ * `type Credential (`), in order, into `names`; how many, or -1 if none is found.
+ */
+static int interface_purposes(const char *path, char names[][32], int capacity)
+{
+    FILE *file = fopen(path, "r");
+    if (file == NULL)
+        return -1;
+    char line[512];
+    int count = -1;
+    bool in_credential = false;
+    while (count < 0 && fgets(line, sizeof line, file) != NULL) {
+        if (strncmp(line, "type ", 5) == 0)
+            in_credential = strncmp(line, "type Credential (", 17) == 0;
+        if (!in_credential || strncmp(line, "  purpose: (", 12) != 0)
+            continue;
+        count = 0;
+        for (char *name = strtok(line + 12, ", )\n"); name != NULL && count < capacity; name = strtok(NULL, ", )\n"))
+            snprintf(names[count++], sizeof names[0], "%s", name);
+    }
+    fclose(file);
+    return count;
+}
+
+/* The text of the file at `path` (at most `size` - 1 bytes, NUL-terminated), or "" on failure. */
+static const char *file_text(const char *path, char *text, size_t size)
+{
+    FILE *file = fopen(path, "r");
+    size_t length = file != NULL ? fread(text, 1, size - 1, file) : 0;
+    if (file != NULL)
+        fclose(file);
+    text[length] = '\0';
+    return text;
+}
+
+/* What a List of one credential of purpose `name` reads it as (-1: the reply is refused). */
+static int purpose_read(const char *name)
+{
+    char a[1024], named[1100], frame[2048];
+    credential_json(a, sizeof a, "alice", 1, 0, 10, "active", "null");
+    const char *at = strstr(a, "\"authenticate\"");
+    if (at == NULL)
+        return -1;
+    snprintf(named, sizeof named, "%.*s\"%s\"%s", (int)(at - a), a, name, at + strlen("\"authenticate\""));
+    snprintf(frame, sizeof frame, "{\"parameters\":{\"credentials\":[%s]}}", named);
+    return list(frame, NULL) == PV_REPLY_OK ? (int)last_visit.purpose : -1;
+}
+
+/*
+ * pinvault_purpose agrees with the interface (pinvault.h): the n-th purpose of
+ * Credential.purpose is PINVAULT_PURPOSE_<NAME> = n, 4 (OTHER) skipped, with no entry
+ * the interface does not have, and a reply naming it reads as that number; a purpose the
+ * interface does not name reads as OTHER. Run from the checkout's top (as make does).
+ */
+static void test_purposes(void)
+{
+    char names[32][32], header[65536];
+    int count = interface_purposes("io.pinvault.Vault.varlink", names, 32);
+    CHECK(count >= 5);
+    file_text("libpinvault/pinvault.h", header, sizeof header);
+    for (int n = 0; n < count; n++) {
+        int number = n < PINVAULT_PURPOSE_OTHER ? n : n + 1;
+        char entry[96];
+        int length = snprintf(entry, sizeof entry, "\n    PINVAULT_PURPOSE_");
+        for (const char *c = names[n]; *c != '\0' && length < (int)sizeof entry - 1; c++)
+            entry[length++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+        snprintf(entry + length, sizeof entry - (size_t)length, " = %d,", number);
+        if (strstr(header, entry) == NULL || purpose_read(names[n]) != number)
+            printf("purpose %s: pinvault.h should have \"%s\" and read it as %d\n", names[n], entry + 1, number);
+        CHECK(strstr(header, entry) != NULL);
+        CHECK(purpose_read(names[n]) == number);
+    }
+    /* OTHER and the interface's purposes: nothing else. */
+    int entries = 0;
+    for (const char *at = header; (at = strstr(at, "\n    PINVAULT_PURPOSE_")) != NULL; at++)
+        entries++;
+    CHECK(entries == count + 1);
+    CHECK(strstr(header, "\n    PINVAULT_PURPOSE_OTHER = 4,") != NULL);
+    CHECK(purpose_read("smtp") == PINVAULT_PURPOSE_OTHER);
+}
+
 /* A List of one credential of `length` key bytes and `member`; its status, the credential in last_visit. */
 static enum pv_reply_status list_key(size_t length, const char *member)
 {
@@ -639,6 +721,7 @@ int main(int argc, char **argv)
     }
     test_requests();
     test_list();
+    test_purposes();
     test_algorithms();
     test_verify();
     test_replies();

@@ -4,8 +4,9 @@ import PinVaultSSHProtocol
 /// A way into a credential's key: one for each front door and method that uses a key.
 /// A door names the access of every request it decodes; which purposes each access
 /// serves, and what each may sign, is decided here and nowhere else (SECURITY.md
-/// "Signature domains"). A new door is one case, and the switches below do not build
-/// until they know it.
+/// "Signature domains"): each purpose's row (`KeyPurpose.accesses`, below) names the
+/// accesses that serve it, and `check` what each signs. A new door is one case, in the
+/// rows of the purposes it serves, and `check`'s switch does not build until it knows it.
 public enum KeyAccess: String, CaseIterable, Sendable {
     /// Varlink Authenticate: the PIN and a relying party's challenge; pam_pinvault's
     /// sign-in too.
@@ -36,34 +37,11 @@ public enum KeyAccess: String, CaseIterable, Sendable {
     /// Whether this access signs a caller's digest rather than a whole message.
     var signsDigest: Bool { self == .signDigest }
 
-    /// Whether a key of `purpose` may be used this way at all: the door × purpose table
-    /// (SECURITY.md gives it as a table; `KeyAccessTableTests` and the daemon's
-    /// `DoorPurposeTests` check every cell).
+    /// Whether a key of `purpose` may be used this way at all: its row below
+    /// (SECURITY.md gives the table; `KeyAccessTests` checks every cell against a copy of
+    /// its own, and the daemon's `DoorPurposeTests` drives each through the sockets).
     public func serves(_ purpose: KeyPurpose) -> Bool {
-        switch (self, purpose) {
-        case (.authenticate, .authenticate), (.authenticate, .login), (.authenticate, .legacy): true
-        case (.authenticate, .ssh): false
-        case (.unlock, .authenticate), (.unlock, .ssh), (.unlock, .legacy): true
-        // A login key is never signed with through a session: nothing to unlock it for.
-        case (.unlock, .login): false
-        case (.sign, .authenticate), (.sign, .legacy): true
-        case (.sign, .ssh), (.sign, .login): false
-        case (.sshAgent, .ssh), (.sshAgent, .legacy): true
-        case (.sshAgent, .authenticate), (.sshAgent, .login): false
-        case (.userAgent, .ssh): true
-        case (.userAgent, .authenticate), (.userAgent, .login), (.userAgent, .legacy): false
-        // An authenticate key's relying party, a login key's PAM module and a legacy key's
-        // Authenticate all trust a signature of a message they check the shape of.
-        case (.signDigest, .ssh): true
-        case (.signDigest, .authenticate), (.signDigest, .login), (.signDigest, .legacy): false
-        // A security key's PIN and passkeys are the passkey door's alone, and it has no
-        // other key: a relying party on the web must never get a signature a login,
-        // an ssh server or an app trusts, nor the other way round.
-        case (.passkey, .webauthn): true
-        case (.passkey, .authenticate), (.passkey, .ssh), (.passkey, .login), (.passkey, .legacy): false
-        case (.authenticate, .webauthn), (.unlock, .webauthn), (.sign, .webauthn), (.sshAgent, .webauthn),
-             (.userAgent, .webauthn), (.signDigest, .webauthn): false
-        }
+        purpose.accesses.contains(self)
     }
 
     /// Refuses a key of `purpose` this way (`WrongPurpose`), and `message` when it is not
@@ -108,6 +86,32 @@ public enum KeyAccess: String, CaseIterable, Sendable {
             guard WebAuthnSignedData.isSignedData(message) else { throw .invalidChallenge }
         case .unlock:
             throw .invalidChallenge
+        }
+    }
+}
+
+extension KeyPurpose {
+    /// What a key of this purpose may do: the ways into it that serve it, one row per
+    /// purpose, and every other way answers `WrongPurpose` before a PIN is counted. A new
+    /// purpose is one row here (the switch does not build until it has one).
+    var accesses: [KeyAccess] {
+        switch self {
+        // A relying party's challenges, with the PIN or through a session; never an agent.
+        case .authenticate: [.authenticate, .unlock, .sign]
+        // OpenSSH's: unlocked, then the ssh-agents. SignDigest, whose signatures only sshd
+        // and git trust, signs with no other purpose: an authenticate key's relying party,
+        // a login key's PAM module and a legacy key's Authenticate all trust a signature of
+        // a message whose shape is checked, and a digest has none.
+        case .ssh: [.unlock, .sshAgent, .userAgent, .signDigest]
+        // pam_pinvault's sign-in, with the PIN: never a session, nothing to unlock it for.
+        case .login: [.authenticate]
+        // A security key's PIN and passkeys are the passkey door's alone, and it has no
+        // other key: a relying party on the web must never get a signature a login, an
+        // ssh server or an app trusts, nor the other way round.
+        case .webauthn: [.passkey]
+        // Every door it served before purposes existed (the per-user agent and SignDigest
+        // came later), each under its shape check below.
+        case .legacy: [.authenticate, .unlock, .sign, .sshAgent]
         }
     }
 }

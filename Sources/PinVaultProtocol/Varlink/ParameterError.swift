@@ -31,3 +31,12 @@ public struct ParameterError: Error, Equatable, Sendable {
         self.reason = reason
     }
 }
+
+extension ParameterError {
+    /// `value`, or `.missing` for `name` when there is none: a required member of a
+    /// generated model, read with an accessor that answers an optional.
+    public static func present<T>(_ name: String, _ value: T?) throws(ParameterError) -> T {
+        guard let value else { throw ParameterError(name, .missing) }
+        return value
+    }
+}

@@ -1,16 +1,15 @@
 import Foundation
 import Glibc
-import PinVaultTestKit
 
 /// A throw-away local account (`useradd`, no home, no password, nologin shell, unless
 /// `allowLogin` gives it a shell and a password), deleted with its group when
-/// released. Root only.
-final class LocalUser {
-    let name: String
-    let uid: UInt32
-    let gid: UInt32
+/// released. Root only. (The PAM tests' users, pinvault-uhid's seat users.)
+public final class LocalUser {
+    public let name: String
+    public let uid: UInt32
+    public let gid: UInt32
 
-    init() throws {
+    public init() throws {
         name = "pvt" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
         let made = try Subprocess.run("/usr/sbin/useradd", [
             "--no-create-home", "--user-group", "--shell", "/usr/sbin/nologin", "--comment", "PinVault PAM test", name,
@@ -27,7 +26,7 @@ final class LocalUser {
 
     /// Makes the account one that can log in: shell /bin/sh, and `password` as its Unix
     /// password (through chpasswd's standard input, never an argument).
-    func allowLogin(password: String) throws {
+    public func allowLogin(password: String) throws {
         let shell = try Subprocess.run("/usr/sbin/usermod", ["--shell", "/bin/sh", name])
         guard shell.status == 0 else { throw TestKitError("usermod \(name) failed: \(shell)") }
         let set = try Subprocess.run("/usr/sbin/chpasswd", [], input: Data("\(name):\(password)\n".utf8))
@@ -35,7 +34,7 @@ final class LocalUser {
     }
 
     /// `command` run as this user (real and effective uid and gid, no supplementary groups).
-    func setpriv(_ command: [String]) -> [String] {
+    public func setpriv(_ command: [String]) -> [String] {
         ["--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", "--"] + command
     }
 }
