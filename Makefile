@@ -468,8 +468,7 @@ fuzz-ctaphid: fuzz-build
 # (Fuzz/lsan-fuzz-suppressions.txt). Fuzz/corpus-ctap holds the seeds (python3 Fuzz/make-corpus.py), which make test replays.
 fuzz-ctap: fuzz-build
 	@mkdir -p .build-fuzz/corpus-ctap .build-fuzz/findings-ctap
-	ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS="suppressions=$(CURDIR)/Fuzz/lsan-fuzz-suppressions.txt" \
-	PINVAULT_FUZZ_TARGET=ctap .build-fuzz/debug/pinvault-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=60 \
+	LSAN_OPTIONS="suppressions=$(CURDIR)/Fuzz/lsan-fuzz-suppressions.txt" PINVAULT_FUZZ_TARGET=ctap .build-fuzz/debug/pinvault-fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=60 \
 		-rss_limit_mb=4096 -max_len=4096 -print_final_stats=1 -artifact_prefix=.build-fuzz/findings-ctap/ \
 		.build-fuzz/corpus-ctap Fuzz/corpus-ctap
 
