@@ -150,19 +150,21 @@ let package = Package(
         .target(
             name: "PinVaultEmbedded",
             dependencies: [
-                "PinVaultDaemon", "PinVaultDoor", "PinVaultTransport", "PinVaultStore", "PinVaultCore", "PinVaultCrypto",
+                "PinVaultDaemon", "PinVaultDoor", "PinVaultCTAPHID", "PinVaultTransport", "PinVaultStore", "PinVaultCore", "PinVaultCrypto",
                 "PinVaultSystem", .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
             name: "PinVaultTestKit",
-            dependencies: ["PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultStore", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem"]
+            dependencies: [
+                "PinVaultProtocol", "PinVaultSSHProtocol", "PinVaultCBOR", "PinVaultStore", "PinVaultCrypto", "PinVaultSystem", "CPinVaultSystem",
+            ]
         ),
 
         // `make bench`: PinVault beside raw Argon2id and ssh-agent, in one run.
         .executableTarget(
             name: "pinvault-bench",
-            dependencies: ["PinVaultTestKit", "PinVaultProtocol", "PinVaultCBOR", "PinVaultCrypto", "PinVaultStore", "PinVaultSystem", "CSodium"],
+            dependencies: ["PinVaultTestKit", "PinVaultProtocol", "PinVaultCrypto", "PinVaultStore", "PinVaultSystem", "CSodium"],
             path: "Benchmarks/pinvault-bench"
         ),
 

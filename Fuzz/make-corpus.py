@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes Fuzz/corpus, Fuzz/corpus-transport, Fuzz/corpus-ssh-data and Fuzz/corpus-cbor: seed inputs
+"""Writes Fuzz/corpus, Fuzz/corpus-transport, Fuzz/corpus-ssh-data, Fuzz/corpus-cbor and Fuzz/corpus-ctap: seed inputs
 for pinvault-fuzz's three targets, one file per scenario.
 
 Each file is a stream of NUL-ended Varlink calls from one peer. An empty frame (two
@@ -325,6 +325,69 @@ CBOR_SCENARIOS = {
 }
 
 
+# CTAP2 commands through the security key (CTAPCommandCheck.swift): each step an opcode
+# byte (low 4 bits the step, high bits the channel: 0 and 1 of uid 1000, 2 of uid 1001)
+# and its operands. The harness's platform encrypts PINs and proves tokens itself.
+def ctap(op, channel=0, *operands):
+    return bytes([channel << 4 | op]) + bytes(operands)
+
+
+def ctap_set_pin(pin=0, channel=0):
+    return ctap(2, channel, pin)
+
+
+def ctap_token(pin=0, permissions=0x03, channel=0, legacy=False, rp=0):
+    choice = pin | (4 if legacy else 0) | rp << 3
+    return ctap(3, channel, choice) if legacy else ctap(3, channel, choice, permissions)
+
+
+def ctap_make(rp=0, user=b"\x07", algorithms=(0, 1), proof=0, exclude=False, channel=0):
+    choice = rp | (8 if exclude else 0) | proof << 4
+    return ctap(6, channel, choice) + CLIENT_DATA_HASH + bytes([len(user)]) + user + bytes(algorithms)
+
+
+def ctap_sign_in(rp=0, allow=0, presence=None, proof=0, channel=0):
+    choice = rp | allow << 2 | proof << 6
+    if presence is not None:
+        choice |= 0x10 | (0x20 if presence else 0)
+    return ctap(7, channel, choice) + CLIENT_DATA_HASH
+
+
+CTAP_SIGN_IN = ctap_set_pin() + ctap_token() + ctap_make() + ctap_sign_in(presence=False)
+CTAP_SCENARIOS = {
+    "get-info": ctap(10),
+    "selection": ctap(10, 0, 1),
+    "retries-no-pin": ctap(5),
+    "set-pin-sign-in": CTAP_SIGN_IN,
+    "sign-in-allow-list": CTAP_SIGN_IN + ctap_sign_in(allow=1, presence=False) + ctap_sign_in(allow=2, presence=False),
+    "sign-in-presence-again": CTAP_SIGN_IN + ctap_sign_in(presence=True) + ctap_sign_in(),
+    "sign-in-wrong-proof": CTAP_SIGN_IN + ctap_sign_in(proof=1, presence=False) + ctap_sign_in(proof=2),
+    "two-passkeys-next": ctap_set_pin() + ctap_token() + ctap_make() + ctap_token() + ctap_make(user=b"\x08", algorithms=(1, 0))
+    + ctap_token() + ctap_sign_in(presence=False) + ctap(8) + ctap(8),
+    "exclude-list": CTAP_SIGN_IN + ctap_token() + ctap_make(exclude=True),
+    "other-rp": CTAP_SIGN_IN + ctap_sign_in(rp=2, presence=False),
+    "token-bound-rp": ctap_set_pin() + ctap_token(rp=1) + ctap_make(rp=0) + ctap_make(rp=1),
+    "protocol-one": ctap(1, 0, 1) + CTAP_SIGN_IN,
+    "get-pin-token": ctap_set_pin() + ctap_token(legacy=True) + ctap_make() + ctap_sign_in(presence=False),
+    "wrong-pins-block": ctap_set_pin() + ctap_token(pin=1) * 6 + ctap(5) + ctap(13, 0, 5) + ctap_token(),
+    "policy-short-pin": ctap_set_pin(pin=2) + ctap(5),
+    "set-pin-twice": ctap_set_pin() + ctap_set_pin(pin=1),
+    "change-pin": ctap_set_pin() + ctap(4, 0, 0 | 1 << 2) + ctap_token(pin=0) + ctap_token(pin=1),
+    "change-pin-wrong": ctap_set_pin() + ctap(4, 0, 1 | 0 << 2) + ctap(5),
+    "permissions-none": ctap_set_pin() + ctap_token(permissions=0) + ctap_token(permissions=8) + ctap_token(permissions=2) + ctap_make(),
+    "cred-mgmt": ctap_set_pin() + ctap_token(permissions=0x07) + ctap_make() + ctap_token(permissions=0x04)
+    + ctap(9, 0, 0) + ctap(9, 0, 1) + ctap(9, 0, 2) + ctap(9, 0, 3) + ctap(9, 0, 4) + ctap(9, 0, 5) + ctap(9, 0, 1),
+    "cred-mgmt-wrong-proof": ctap_set_pin() + ctap_token(permissions=0x04) + ctap(9, 0, 0x40) + ctap(9, 0, 0x80 | 5 | 0x20),
+    "other-uid": CTAP_SIGN_IN + ctap_set_pin(channel=2) + ctap_token(channel=2) + ctap_sign_in(allow=1, presence=False, channel=2),
+    "other-channel-token": CTAP_SIGN_IN + ctap_sign_in(presence=False, channel=1),
+    "channel-closed": CTAP_SIGN_IN + ctap(12) + ctap_sign_in(presence=False),
+    "reset": CTAP_SIGN_IN + ctap(11) + ctap(5) + ctap_sign_in(presence=False),
+    "raw-garbage": ctap(0, 0, 0x01, 3, 0xa1, 0x01, 0x5a) + ctap(0, 0, 0x42, 0) + ctap(0, 0, 0x06, 1, 0xa0),
+    "fuzzed-map-sign-in": CTAP_SIGN_IN + ctap(14, 0, 1, 12) + bytes.fromhex("a2" "01" "6b") + b"example.com" + bytes.fromhex("02" "5820")
+    + CLIENT_DATA_HASH + bytes(3),
+}
+
+
 def write_corpus(name, scenarios):
     directory = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
     os.makedirs(directory, exist_ok=True)
@@ -338,3 +401,4 @@ if __name__ == "__main__":
     write_corpus("corpus-transport", TRANSPORT_SCENARIOS)
     write_corpus("corpus-ssh-data", SSH_DATA_SCENARIOS)
     write_corpus("corpus-cbor", CBOR_SCENARIOS)
+    write_corpus("corpus-ctap", CTAP_SCENARIOS)

@@ -1,5 +1,4 @@
 import Glibc
-import PinVaultCBOR
 import PinVaultCrypto
 import PinVaultTestKit
 
@@ -13,7 +12,7 @@ enum PasskeyBenchmark {
 
     static func run(daemon: DaemonInstance, kdf: ConfiguredKDF, cores: Int, parameters: BenchParameters, report: Report) throws {
         guard let daemonPid = daemon.pid else { throw BenchError("pinvaultd is not running") }
-        let platform = try Platform(path: daemon.daemon.ctaphidSocketPath)
+        let platform = try CTAPPlatform(path: daemon.daemon.ctaphidSocketPath)
         try platform.setPin(pin)
         let token = try platform.token(pin)
         let clientDataHash = RandomBytes.make(count: 32)
@@ -63,91 +62,5 @@ enum PasskeyBenchmark {
         section.row("**ratio of medians**", "**\(Format.ratio(ratio))** (goal ≤ 1.05)")
         section.row("GetAssertion with a token (one core)", Format.summary(rateSummary, Format.rate) + " (goal ≥ 5,000/s)")
         report.add(section)
-    }
-
-    /// The platform's side: its key agreement with the authenticator (protocol two), and
-    /// CTAP requests as CTAPHID CBOR messages on one channel.
-    final class Platform {
-        private let device: CTAPHIDClient
-        private let channel: UInt32
-        private let key: KeyAgreementKey
-        private let shared: SecretBytes
-        private let protocolTwo = PinUvAuthProtocol.two
-
-        init(path: String) throws {
-            device = try CTAPHIDClient(path: path, timeoutSeconds: 120)
-            channel = try device.initialize()
-            key = try KeyAgreementKey()
-            let agreement = try Self.map(try Self.request(device, channel, 0x06, CBORMap([(.int(1), .int(2)), (.int(2), .int(2))])))
-            guard let cose = agreement[1]?.mapValue, let x = cose[-2]?.bytesValue, let y = cose[-3]?.bytesValue else {
-                throw BenchError("getKeyAgreement: no key")
-            }
-            shared = try protocolTwo.sharedSecret(key, platformKey: [4] + x + y)
-        }
-
-        private var coseKey: CBORValue {
-            .map(CBORMap([
-                (.int(1), .int(2)), (.int(3), .int(-25)), (.int(-1), .int(1)),
-                (.int(-2), .bytes(Array(key.publicKey[1..<33]))), (.int(-3), .bytes(Array(key.publicKey[33..<65]))),
-            ]))
-        }
-
-        private static func secret(_ bytes: [UInt8]) throws -> SecretBytes {
-            try bytes.withUnsafeBytes { try SecretBytes(copying: $0) }
-        }
-
-        /// One CTAP2 request; the reply's bytes after a CTAP2_OK status.
-        private static func request(_ device: CTAPHIDClient, _ channel: UInt32, _ command: UInt8, _ parameters: CBORMap) throws -> [UInt8] {
-            try device.send(command: 0x90, channel: channel, payload: [command] + CBOREncoder.encode(.map(parameters)))
-            let answer = try device.receiveMessage()
-            guard answer.command == 0x90, answer.payload.first == 0 else {
-                throw BenchError("CTAP command 0x\(String(command, radix: 16)) answered \(answer)")
-            }
-            return Array(answer.payload.dropFirst())
-        }
-
-        private static func map(_ bytes: [UInt8]) throws -> CBORMap { try CBORDecoder.decodeMap(bytes) }
-
-        private func request(_ command: UInt8, _ parameters: CBORMap) throws -> [UInt8] {
-            try Self.request(device, channel, command, parameters)
-        }
-
-        func setPin(_ pin: String) throws {
-            let padded = Array(pin.utf8) + [UInt8](repeating: 0, count: 64 - pin.utf8.count)
-            let newPinEnc = try protocolTwo.encrypt(sharedSecret: shared, Self.secret(padded))
-            _ = try request(0x06, CBORMap([
-                (.int(1), .int(2)), (.int(2), .int(3)), (.int(3), coseKey),
-                (.int(4), .bytes(try protocolTwo.authenticate(key: shared, message: newPinEnc))), (.int(5), .bytes(newPinEnc)),
-            ]))
-        }
-
-        /// getPinUvAuthTokenUsingPinWithPermissions (mc and ga): the token.
-        func token(_ pin: String) throws -> SecretBytes {
-            let hash = Array(SHA256.hash(Array(pin.utf8)).prefix(16))
-            let pinHashEnc = try protocolTwo.encrypt(sharedSecret: shared, Self.secret(hash))
-            let reply = try Self.map(try request(0x06, CBORMap([
-                (.int(1), .int(2)), (.int(2), .int(9)), (.int(3), coseKey), (.int(6), .bytes(pinHashEnc)), (.int(9), .int(0x03)),
-            ])))
-            guard let encrypted = reply[2]?.bytesValue else { throw BenchError("getPinUvAuthToken: no token") }
-            return try protocolTwo.decrypt(sharedSecret: shared, encrypted)
-        }
-
-        func makeCredential(rpId: String, token: SecretBytes, clientDataHash: [UInt8]) throws {
-            _ = try request(0x01, CBORMap([
-                (.int(1), .bytes(clientDataHash)), (.int(2), .map(CBORMap([(.text("id"), .text(rpId))]))),
-                (.int(3), .map(CBORMap([(.text("id"), .bytes([7])), (.text("name"), .text("bench"))]))),
-                (.int(4), .array([.map(CBORMap([(.text("alg"), .int(-7)), (.text("type"), .text("public-key"))]))])),
-                (.int(7), .map(CBORMap([(.text("rk"), .bool(true))]))),
-                (.int(8), .bytes(try protocolTwo.authenticate(key: token, message: clientDataHash))), (.int(9), .int(2)),
-            ]))
-        }
-
-        /// A discoverable GetAssertion under `token`; `presence` false asks none (`up` false).
-        func signIn(rpId: String, token: SecretBytes, clientDataHash: [UInt8], presence: Bool) throws {
-            var parameters: [(CBORValue, CBORValue)] = [(.int(1), .text(rpId)), (.int(2), .bytes(clientDataHash))]
-            if !presence { parameters.append((.int(5), .map(CBORMap([(.text("up"), .bool(false))])))) }
-            parameters += [(.int(6), .bytes(try protocolTwo.authenticate(key: token, message: clientDataHash))), (.int(7), .int(2))]
-            _ = try request(0x02, CBORMap(parameters))
-        }
     }
 }

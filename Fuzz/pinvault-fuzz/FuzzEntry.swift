@@ -10,6 +10,7 @@ public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
     case .sshData: SignedDataCheck.run(input)
     case .cbor: CBORCheck.run(input)
     case .ctaphid: CTAPHIDCheck.run(input)
+    case .ctap: CTAPCommandCheck.run(input)
     }
     return 0
 }
@@ -19,7 +20,9 @@ public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int3
 /// `ssh-data` for the parsers of what an ssh key signs (`SignedDataCheck`, corpus
 /// `Fuzz/corpus-ssh-data`); `cbor` for CTAP's CBOR decoder and canonical encoder
 /// (`CBORCheck`, corpus `Fuzz/corpus-cbor`); `ctaphid` for the CTAPHID device
-/// (`CTAPHIDCheck`, corpus `Fuzz/corpus-ctaphid`); unset or `vault` for frames straight into the door
+/// (`CTAPHIDCheck`, corpus `Fuzz/corpus-ctaphid`); `ctap` for CTAP2 commands through the
+/// security key's dispatch over a real engine (`CTAPCommandCheck`, corpus `Fuzz/corpus-ctap`);
+/// unset or `vault` for frames straight into the door
 /// (`FuzzHarness`, corpus `Fuzz/corpus`).
 enum FuzzTarget {
     case vault
@@ -27,6 +30,7 @@ enum FuzzTarget {
     case sshData
     case cbor
     case ctaphid
+    case ctap
 
     static let current: FuzzTarget = {
         guard let name = getenv("PINVAULT_FUZZ_TARGET").map({ String(cString: $0) }) else { return .vault }
@@ -36,7 +40,8 @@ enum FuzzTarget {
         case "ssh-data": return .sshData
         case "cbor": return .cbor
         case "ctaphid": return .ctaphid
-        default: FuzzHarness.trap("PINVAULT_FUZZ_TARGET is vault, transport, ssh-data, cbor or ctaphid, not \(name)")
+        case "ctap": return .ctap
+        default: FuzzHarness.trap("PINVAULT_FUZZ_TARGET is vault, transport, ssh-data, cbor, ctaphid or ctap, not \(name)")
         }
     }()
 }

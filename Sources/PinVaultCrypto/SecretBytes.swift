@@ -3,7 +3,8 @@ import CSodium
 /// Bytes that must not outlive their use: PINs, seeds, keys, the pepper.
 ///
 /// The storage comes from `sodium_malloc` (guard pages, `mlock` where allowed) and is
-/// zeroed by `sodium_free` when the last reference goes. The bytes are reachable only
+/// zeroed when the last reference goes: by `sodium_free`, or, for a small secret, before
+/// its allocation is kept for the next one (`SecretPool`). The bytes are reachable only
 /// through closures; the type is neither `Codable` nor `CustomStringConvertible`, and
 /// compares only in constant time.
 ///
@@ -19,15 +20,27 @@ public final class SecretBytes: @unchecked Sendable {
     public let capacity: Int
     /// Bytes in use, from the start of the buffer.
     public private(set) var count: Int
+    /// The size of a pooled allocation (`SecretPool`); nil for one of its own.
+    private let pooledSize: Int?
+    /// Whether `protect` ever took access away: such pages are freed, never pooled.
+    private var everProtected = false
 
     /// A zero-filled buffer of `capacity` bytes with `count` 0.
     public init(capacity: Int) throws(CryptoError) {
         guard capacity >= 0 else { throw CryptoError.invalidLength("capacity") }
         try Sodium.ensureInitialized()
-        // sodium_malloc(0) is legal but pointless; keep one byte so base is never null.
-        guard let pointer = sodium_malloc(max(capacity, 1)) else { throw CryptoError.outOfMemory }
-        sodium_memzero(pointer, max(capacity, 1))
-        pointer.bindMemory(to: UInt8.self, capacity: max(capacity, 1))
+        let pointer: UnsafeMutableRawPointer
+        if let size = SecretPool.size(for: capacity) {
+            guard let pooled = SecretPool.take(size) else { throw CryptoError.outOfMemory }
+            pointer = pooled
+            pooledSize = size
+        } else {
+            guard let allocated = sodium_malloc(capacity) else { throw CryptoError.outOfMemory }
+            sodium_memzero(allocated, capacity)
+            pointer = allocated
+            pooledSize = nil
+        }
+        pointer.bindMemory(to: UInt8.self, capacity: pooledSize ?? capacity)
         self.base = pointer
         self.capacity = capacity
         self.count = 0
@@ -56,7 +69,11 @@ public final class SecretBytes: @unchecked Sendable {
     }
 
     deinit {
-        sodium_free(base)  // zeroes the whole allocation before unmapping it
+        if let pooledSize, !everProtected {
+            SecretPool.give(base, size: pooledSize)  // zeroes it before keeping it
+        } else {
+            sodium_free(base)  // zeroes the whole allocation before unmapping it
+        }
     }
 
     /// Reads the `count` bytes in use.
@@ -158,6 +175,7 @@ public final class SecretBytes: @unchecked Sendable {
     /// serialises: a thread reading it while another takes the access away faults.
     /// Throws `.protectionFailed` when `mprotect` refuses (it then changed nothing).
     public func protect(_ access: Access) throws(CryptoError) {
+        if access != .readWrite { everProtected = true }
         let result = switch access {
         case .noAccess: sodium_mprotect_noaccess(base)
         case .readOnly: sodium_mprotect_readonly(base)
@@ -168,7 +186,7 @@ public final class SecretBytes: @unchecked Sendable {
 
     /// Zeroes the contents and sets `count` to 0.
     public func wipe() {
-        sodium_memzero(base, max(capacity, 1))
+        sodium_memzero(base, capacity)
         count = 0
     }
 

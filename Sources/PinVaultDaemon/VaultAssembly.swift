@@ -30,6 +30,8 @@ public final class VaultAssembly: Sendable {
     public let sshAgent: SSHAgentDoor
     /// The CTAPHID door (passkeys), over the authenticator.
     public let ctaphid: CTAPHIDDoor
+    /// The security key behind the CTAPHID door (the fuzzer drives it directly too).
+    public let authenticator: any CTAPAuthenticator
 
     /// Starts the engine's pools for `configuration` (the store and pepper stay the
     /// caller's: it closes the store after `shutdown`). `now` is the wall clock in
@@ -57,6 +59,7 @@ public final class VaultAssembly: Sendable {
         let authenticator: EngineAuthenticator
         do {
             authenticator = try EngineAuthenticator(engine: engine)
+            self.authenticator = authenticator
         } catch let error as SystemError {
             throw error
         } catch {

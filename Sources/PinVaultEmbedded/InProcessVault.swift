@@ -1,4 +1,5 @@
 import Logging
+import PinVaultCTAPHID
 import PinVaultCore
 import PinVaultCrypto
 import PinVaultDaemon
@@ -81,6 +82,8 @@ public final class InProcessVault {
     /// through the real event loop (`SteppedEventLoop`) instead of `exchange`.
     public var varlinkDoor: any MessageHandler { assembly.varlink }
     public var serverStats: ServerStats { assembly.serverStats }
+    /// The security key, as the CTAPHID door calls it (CTAP2 messages by channel).
+    public var authenticator: any CTAPAuthenticator { assembly.authenticator }
 
     /// Handles one frame (NUL excluded) from `peer`, waits for its answer, and hands it
     /// to `inspect`: what became of the frame, and the reply's bytes (NUL excluded;

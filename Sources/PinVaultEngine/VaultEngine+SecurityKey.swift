@@ -113,6 +113,14 @@ extension VaultEngine {
         securityKeyTokens.end(channel: channel)
     }
 
+    /// Has `observer` told the channels whose tokens ended — expired, replaced, their
+    /// credential changed or reset, the engine stopping — so that the passkey door drops
+    /// what it keeps of each (the platform's HMAC key) then too. Called on the thread that
+    /// ended them, with no lock of the engine's held. One observer: a later one replaces it.
+    public func onSecurityKeyTokensEnded(_ observer: @escaping @Sendable ([UInt64]) -> Void) {
+        securityKeyTokens.onEnd(observer)
+    }
+
     /// Runs `body` with the channel's token, mapping its refusals: no token is
     /// NotUnlocked, a token without the permission or for another relying party is
     /// PermissionDenied, a used-up presence where presence is asked ConfirmationRequired.

@@ -158,10 +158,11 @@ extension VaultEngine {
         sessions.hasSessions(boundTo: id)
     }
 
-    /// Ends the sessions whose time is up (the sweeper's work; a test with an injected
-    /// clock calls it itself).
+    /// Ends the sessions and the security key's tokens whose time is up (the sweeper's
+    /// work; a test with an injected clock calls it itself).
     func endExpiredSessions() {
         recordEnded(sessions.endExpired(), .expired)
+        securityKeyTokens.endExpired()
     }
 
     /// The credentials `call` changed or deleted lose their sessions, whoever owns them.
@@ -183,15 +184,18 @@ extension VaultEngine {
         }
     }
 
-    /// The sweeper thread: sleeps until the earliest deadline (or a new session's
-    /// signal), ends what expired, and returns once the table stops. Reads check each
-    /// deadline themselves, so the sweeper only makes an end prompt: it zeroes the key
-    /// and writes the audit line. No line per signature, no wake-up while no session is open.
-    static func sweep(_ table: SessionTable, audit: AuditLog) {
+    /// The sweeper thread: sleeps until the earliest deadline of a session or a security
+    /// key's token (or a new one's signal), ends what expired, and returns once the table
+    /// stops. Reads check each deadline themselves, so the sweeper only makes an end
+    /// prompt: it zeroes the key or the token's seed, and writes a session's audit line.
+    /// No line per signature, no wake-up while neither is open. Lock order: the table's
+    /// lock, then the tokens' (which never wait for the table's while they hold theirs).
+    static func sweep(_ table: SessionTable, tokens: SecurityKeyTokens, audit: AuditLog) {
         while true {
             let stop: Bool = table.lock.withLock {
                 while !table.stopping {
-                    guard let next = table.nextDeadline() else {
+                    let deadlines = [table.nextDeadline(), tokens.nextDeadline()].compactMap { $0 }
+                    guard let next = deadlines.min() else {
                         table.lock.wait()
                         continue
                     }
@@ -202,6 +206,7 @@ extension VaultEngine {
             }
             if stop { return }
             recordEnded(table.endExpired(), .expired, caller: nil, audit: audit)
+            tokens.endExpired()
         }
     }
 }

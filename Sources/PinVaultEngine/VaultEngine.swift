@@ -93,10 +93,10 @@ public final class VaultEngine: Sendable {
     let now: @Sendable () -> Int64
 
     /// Starts the pools' threads and the session sweeper. The engine uses `store` and
-    /// `pepper` until `shutdown`. `monotonic` (nanoseconds) times the unlock sessions;
-    /// a test injects it, and then sweeps with `endExpiredSessions()` itself.
-    /// `loopBacklog` is the one the calling event loop sets (`Server`); without a loop,
-    /// it always says that others wait.
+    /// `pepper` until `shutdown`. `monotonic` (nanoseconds) times the unlock sessions and
+    /// the security key's tokens; a test injects it, and then sweeps with
+    /// `endExpiredSessions()` itself. `loopBacklog` is the one the calling event loop sets
+    /// (`Server`); without a loop, it always says that others wait.
     public init(
         settings: Settings,
         store: VaultStore,
@@ -132,10 +132,14 @@ public final class VaultEngine: Sendable {
             now: monotonic ?? MonotonicClock.nanoseconds
         )
         sessions = table
-        securityKeyTokens = try SecurityKeyTokens(now: monotonic ?? MonotonicClock.nanoseconds)
+        // A new token may be due before the sweeper's next deadline: it is woken to look.
+        let tokens = try SecurityKeyTokens(now: monotonic ?? MonotonicClock.nanoseconds) {
+            table.lock.withLock { table.lock.signal() }
+        }
+        securityKeyTokens = tokens
         let audit = self.audit
         sweeper = monotonic == nil
-            ? try WorkerThread.spawn(name: "pv-sessions") { Self.sweep(table, audit: audit) }
+            ? try WorkerThread.spawn(name: "pv-sessions") { Self.sweep(table, tokens: tokens, audit: audit) }
             : nil
     }
 

@@ -109,6 +109,17 @@ extension EngineAuthenticator {
         return padded
     }
 
+    /// Makes the channel's token and gives it to the channel alone: once this returns, the
+    /// channel's state is its only holder, so that its end releases (and zeroes) it.
+    /// The token encrypted for the platform, or nil.
+    private func newToken(_ state: ChannelState, _ shared: SecretBytes, _ pinProtocol: PinUvAuthProtocol) -> [UInt8]? {
+        guard let token = try? SecretBytes.random(count: 32), let encrypted = try? pinProtocol.encrypt(sharedSecret: shared, token) else {
+            return nil
+        }
+        setToken(state, token, pinProtocol)
+        return encrypted
+    }
+
     private func pinToken(
         _ p: CTAPParameters, _ caller: Caller, _ state: ChannelState, _ reply: Reply, withPermissions: Bool
     ) throws(CTAPFailure) {
@@ -128,10 +139,7 @@ extension EngineAuthenticator {
             [self] result in
             switch result {
             case .success:
-                guard let token = try? SecretBytes.random(count: 32),
-                      let encrypted = try? pinProtocol.encrypt(sharedSecret: shared, token)
-                else { return reply(.other) }
-                setToken(state, token, pinProtocol)
+                guard let encrypted = newToken(state, shared, pinProtocol) else { return reply(.other) }
                 reply(.ok, .map(CBORMap([(.int(2), .bytes(encrypted))])))
             case .failure(.noSuchCredential): reply(.pinNotSet)
             case .failure(let error): reply(Self.status(of: error))

@@ -23,6 +23,8 @@ public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
     private let keyAgreement: KeyAgreementKey
     private let lock: CheckedLock
     private var states: [CTAPChannel: ChannelState] = [:]
+    /// The same states by the engine's name for their channel (`ChannelState.key`).
+    private var statesByKey: [UInt64: ChannelState] = [:]
     private var nextChannelKey: UInt64 = 1
 
     /// What one channel holds between requests.
@@ -63,12 +65,27 @@ public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
         }
     }
 
-    /// `clock` must be the CTAPHID door's (monotonic milliseconds).
+    /// `clock` must be the CTAPHID door's (monotonic milliseconds). The authenticator
+    /// follows the engine's tokens: when one ends — at its deadline too, with no request
+    /// to notice — the channel's half of it is zeroed as well.
     public init(engine: VaultEngine, clock: @escaping @Sendable () -> Int64 = MonotonicClock.milliseconds) throws {
         self.engine = engine
         self.clock = clock
         keyAgreement = try KeyAgreementKey()
         lock = try CheckedLock()
+        engine.onSecurityKeyTokensEnded { [weak self] channels in self?.tokensEnded(channels) }
+    }
+
+    /// The engine ended these channels' tokens: their HMAC keys go too (zeroed as released).
+    private func tokensEnded(_ keys: [UInt64]) {
+        let ended: [SecretBytes] = locked {
+            keys.compactMap { key in
+                guard let state = statesByKey[key] else { return nil }
+                defer { clearToken(state) }
+                return state.token
+            }
+        }
+        _ = ended  // released here, outside the lock
     }
 
     private func locked<T>(_ body: () -> T) -> T {
@@ -82,6 +99,7 @@ public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
             let state = ChannelState(key: nextChannelKey)
             nextChannelKey += 1
             states[channel] = state
+            statesByKey[state.key] = state
             return state
         }
     }
@@ -126,7 +144,11 @@ public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
     }
 
     public func channelClosed(_ channel: CTAPChannel) {
-        guard let state = locked({ states.removeValue(forKey: channel) }) else { return }
+        guard let state = locked({ () -> ChannelState? in
+            guard let state = states.removeValue(forKey: channel) else { return nil }
+            statesByKey[state.key] = nil
+            return state
+        }) else { return }
         engine.endSecurityKeyToken(channel: state.key)
     }
 
@@ -136,12 +158,20 @@ public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
     var keyAgreementHolder: KeyAgreementKey { keyAgreement }
 
     func invalidateToken(_ state: ChannelState) {
-        locked {
-            state.token = nil
-            state.tokenProtocol = nil
-            state.nextAssertions = []
-            state.nextManaged = []
-        }
+        locked { clearToken(state) }
+    }
+
+    /// With the lock held: the token and what was handed out under it.
+    private func clearToken(_ state: ChannelState) {
+        state.token = nil
+        state.tokenProtocol = nil
+        state.nextAssertions = []
+        state.nextManaged = []
+    }
+
+    /// The channel's token as the authenticator holds it, if any (tests).
+    func token(on channel: CTAPChannel) -> SecretBytes? {
+        locked { states[channel]?.token }
     }
 
     func setToken(_ state: ChannelState, _ token: SecretBytes, _ pinProtocol: PinUvAuthProtocol) {

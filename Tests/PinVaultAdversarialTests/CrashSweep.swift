@@ -2,8 +2,8 @@ import Foundation
 import Glibc
 import PinVaultTestKit
 
-/// The crash sweep (RELIABILITY.md): each PIN-checking request, with a right and with a
-/// wrong PIN, on a vault whose credential already holds 0, 2 or `maxAttempts` − 1 wrong
+/// The crash sweep (RELIABILITY.md): each PIN-checking request — Varlink's, and the
+/// security key's ClientPIN over the CTAPHID socket — with a right and with a wrong PIN, on a vault whose credential already holds 0, 2 or `maxAttempts` − 1 wrong
 /// PINs, and whose database was left checkpointed (a clean stop) or with its
 /// write-ahead log full of frames (a SIGKILL). A dry run numbers the request's write and
 /// sync calls in the state directory and its PIN checks (`PowerCut.Event`); then, for
@@ -25,6 +25,45 @@ final class CrashSweep {
     enum Request: String, CaseIterable {
         case authenticate = "Authenticate", unlock = "Unlock", changePin = "ChangePin"
         case beginUnregister = "BeginUnregister", wipe = "Wipe"
+        /// The security key's PIN (CTAP ClientPIN, `CTAPPlatform`), on the uid's `webauthn` credential.
+        case pinUvAuthToken = "getPinUvAuthTokenUsingPinWithPermissions", pinToken = "getPinToken"
+        case securityKeyChangePin = "changePIN"
+
+        var isSecurityKey: Bool { [.pinUvAuthToken, .pinToken, .securityKeyChangePin].contains(self) }
+        var changesPin: Bool { self == .changePin || self == .securityKeyChangePin }
+    }
+
+    /// A reply as the sweep judges it: its name (success, WrongPin, CredentialBlocked,
+    /// InternalError, or whatever else came) and the counts a Varlink reply reports (CTAP's
+    /// report none: getPINRetries and List show them).
+    struct Answer: CustomStringConvertible {
+        let name: String
+        let failedAttemptsCleared: Int?
+        let remainingAttempts: Int?
+        let description: String
+
+        init(_ reply: VarlinkResponse) {
+            name = reply.errorName ?? "success"
+            failedAttemptsCleared = reply.int("failedAttemptsCleared")
+            remainingAttempts = reply.int("remainingAttempts")
+            description = "\(reply)"
+        }
+
+        /// A CTAP status as the Varlink error that means the same.
+        init(ctap status: UInt8) {
+            name = switch status {
+            case CTAPPlatform.ok: "success"
+            case CTAPPlatform.pinInvalid: "WrongPin"
+            case CTAPPlatform.pinBlocked: "CredentialBlocked"
+            case CTAPPlatform.other: "InternalError"
+            default: "CTAP status 0x\(String(status, radix: 16))"
+            }
+            failedAttemptsCleared = nil
+            remainingAttempts = nil
+            description = "CTAP status 0x\(String(status, radix: 16))"
+        }
+
+        var isSuccess: Bool { name == "success" }
     }
 
     /// How the database was left before the request.
@@ -42,12 +81,20 @@ final class CrashSweep {
         let prior: Int
         let base: Base
         var description: String { "\(request.rawValue) \(rightPin ? "right" : "wrong") PIN, \(prior) counted before, \(base.rawValue)" }
+        /// The account whose credential the request uses.
+        var user: String { request.isSecurityKey ? CrashSweep.securityKeyUser : CrashSweep.user }
+        /// Its PINs: the right one, and the one a PIN change sets.
+        var pins: (right: String, new: String) {
+            request.isSecurityKey ? (CrashSweep.securityKeyPin, CrashSweep.securityKeyNewPin) : (CrashSweep.pin, CrashSweep.newPin)
+        }
     }
 
     static let maxAttempts = 5
     static let user = "alice", pin = "258046", newPin = "370591", wrongPin = "999999"
     static let bystander = "bob", bystanderPin = "481620"
     static let foreignUser = "carol", foreignPin = "592731"
+    /// The uid's security key (CTAP setPIN makes it, under this account name).
+    static let securityKeyUser = "security-key", securityKeyPin = "614937", securityKeyNewPin = "703582"
 
     static var scenarios: [Scenario] {
         Base.allCases.flatMap { base in
@@ -114,6 +161,13 @@ final class CrashSweep {
                     let reply = try client.authenticate(user: Self.user, pin: Self.wrongPin)
                     guard reply.errorName == "WrongPin" else { throw TestKitError("set-up wrong PIN: \(reply)") }
                 }
+                // The uid's security key, its PIN set over CTAP, `prior` wrong PINs counted on it too.
+                let platform = try CTAPPlatform(path: daemon.ctaphidSocketPath)
+                try platform.setPin(Self.securityKeyPin)
+                for _ in 0..<prior {
+                    let status = try platform.tokenRequest(Self.wrongPin).status
+                    guard status == CTAPPlatform.pinInvalid else { throw TestKitError("set-up wrong security key PIN: 0x\(String(status, radix: 16))") }
+                }
                 client.close()
                 switch base {
                 case .checkpointed: guard try daemon.stop() == 0 else { throw TestKitError("set-up stop:\n\(daemon.log)") }
@@ -146,6 +200,7 @@ final class CrashSweep {
         case .unlock: return ["user": Self.user, "pin": pin, "ttlSeconds": 60]
         case .changePin: return ["user": Self.user, "currentPin": pin, "newPin": Self.newPin]
         case .beginUnregister, .wipe: return ["user": Self.user, "pin": pin]
+        case .pinUvAuthToken, .pinToken, .securityKeyChangePin: return [:]  // CTAP's, not Varlink's
         }
     }
 
@@ -155,11 +210,24 @@ final class CrashSweep {
         return scenario.prior + 1 >= Self.maxAttempts ? "CredentialBlocked" : "WrongPin"
     }
 
-    /// Sends the request after arming the shim; the reply, or nil when the daemon died first.
-    private func send(_ scenario: Scenario, on client: VarlinkClient) throws -> VarlinkResponse? {
+    /// Sends the request after arming the shim; the reply, or nil when the daemon died
+    /// first. A ClientPIN request goes on a CTAPHID channel whose key agreement is made
+    /// before the shim is armed (it writes nothing).
+    private func send(_ scenario: Scenario, on client: VarlinkClient) throws -> Answer? {
+        guard scenario.request.isSecurityKey else {
+            try power.arm()
+            try client.send(VarlinkClient.vault + "." + scenario.request.rawValue, parameters(scenario))
+            return (try? client.receive()).map(Answer.init)
+        }
+        let platform = try CTAPPlatform(path: daemon.ctaphidSocketPath)
+        let pin = scenario.rightPin ? Self.securityKeyPin : Self.wrongPin
         try power.arm()
-        try client.send(VarlinkClient.vault + "." + scenario.request.rawValue, parameters(scenario))
-        return try? client.receive()
+        let status: UInt8? = switch scenario.request {
+        case .pinToken: try? platform.tokenRequest(pin, legacy: true).status
+        case .securityKeyChangePin: try? platform.changePin(from: pin, to: Self.securityKeyNewPin)
+        default: try? platform.tokenRequest(pin, permissions: 0x03).status
+        }
+        return status.map { Answer(ctap: $0) }
     }
 
     /// The dry run: the request's events, with its reply checked.
@@ -170,7 +238,7 @@ final class CrashSweep {
         let events = try power.events()
         try daemon.stop(signal: SIGKILL)
         var found: [String] = []
-        if (reply.errorName ?? "success") != expectedReply(scenario) {
+        if reply.name != expectedReply(scenario) {
             found.append("dry run answered \(reply), not \(expectedReply(scenario))")
         }
         check(reply: reply, scenario, into: &found)
@@ -248,7 +316,7 @@ final class CrashSweep {
         var found: [String] = []
         let checked = seen.contains { $0.kind == "check" && $0.number > 0 }
         if let reply {
-            let name = reply.errorName ?? "success"
+            let name = reply.name
             figures.faultReplies[name, default: 0] += 1
             if ![expectedReply(scenario), "InternalError"].contains(name) {
                 found.append("answered \(reply): neither the request's answer nor InternalError")
@@ -272,16 +340,17 @@ final class CrashSweep {
     // MARK: Invariants
 
     /// What a reply itself must say: a success reports every wrong PIN counted before it.
-    private func check(reply: VarlinkResponse, _ scenario: Scenario, into found: inout [String]) {
-        switch reply.errorName {
-        case nil:
+    private func check(reply: Answer, _ scenario: Scenario, into found: inout [String]) {
+        let varlink = !scenario.request.isSecurityKey
+        switch reply.name {
+        case "success":
             if !scenario.rightPin { found.append("a wrong PIN succeeded: \(reply)") }
-            if reply.int("failedAttemptsCleared") != scenario.prior {
-                found.append("success reported \(reply.int("failedAttemptsCleared").map(String.init) ?? "nothing") wrong PINs cleared, \(scenario.prior) were counted")
+            if varlink && reply.failedAttemptsCleared != scenario.prior {
+                found.append("success reported \(reply.failedAttemptsCleared.map(String.init) ?? "nothing") wrong PINs cleared, \(scenario.prior) were counted")
             }
         case "WrongPin":
-            if reply.int("remainingAttempts") != Self.maxAttempts - scenario.prior - 1 {
-                found.append("WrongPin left \(reply.int("remainingAttempts") ?? -1) attempts after \(scenario.prior + 1) wrong PINs")
+            if varlink && reply.remainingAttempts != Self.maxAttempts - scenario.prior - 1 {
+                found.append("WrongPin left \(reply.remainingAttempts ?? -1) attempts after \(scenario.prior + 1) wrong PINs")
             }
         default: break
         }
@@ -291,15 +360,15 @@ final class CrashSweep {
     /// `reply` is what the client received (nil: cut), `checked` whether the PIN was
     /// checked before the cut or the fault's answer.
     private func checkAfterRestart(
-        _ scenario: Scenario, reply: VarlinkResponse?, checked: Bool, verifier: VarlinkClient, into found: inout [String]
+        _ scenario: Scenario, reply: Answer?, checked: Bool, verifier: VarlinkClient, into found: inout [String]
     ) throws {
-        let answered = reply?.errorName ?? (reply == nil ? nil : "success")
-        let listed = try verifier.list(user: Self.user)
+        let answered = reply?.name
+        let listed = try verifier.list(user: scenario.user)
         try checkBystanders(verifier, into: &found)
         guard let credential = listed.first else {
             if scenario.request == .wipe && scenario.rightPin && answered != "InternalError" { return }  // done (or cut after it)
             figures.lostCredentials += 1
-            found.append("alice is gone (lost credential), answered \(answered ?? "nothing")")
+            found.append("\(scenario.user) is gone (lost credential), answered \(answered ?? "nothing")")
             return
         }
         guard let failed = (credential["failedAttempts"] as? NSNumber)?.intValue else {
@@ -350,39 +419,46 @@ final class CrashSweep {
         _ scenario: Scenario, failed: Int, answered: String?, verifier: VarlinkClient, into found: inout [String]
     ) throws {
         if failed >= Self.maxAttempts {
-            let unblocked = try verifier.vault("Unblock", ["ownerUid": Int(getuid()), "user": Self.user, "keyId": try keyId(verifier)])
+            let unblocked = try verifier.vault("Unblock", ["ownerUid": Int(getuid()), "user": scenario.user, "keyId": try keyId(scenario.user, verifier)])
             if unblocked.error != nil { return found.append("Unblock answered \(unblocked)") }
         }
-        var candidates = [Self.pin]
-        if scenario.request == .changePin && scenario.rightPin {
-            candidates = answered == "success" ? [Self.newPin] : answered == "InternalError" ? [Self.pin] : [Self.pin, Self.newPin]
+        let pins = scenario.pins
+        var candidates = [pins.right]
+        if scenario.request.changesPin && scenario.rightPin {
+            candidates = answered == "success" ? [pins.new] : answered == "InternalError" ? [pins.right] : [pins.right, pins.new]
         }
         var opened: [String] = []
         var wrongNow = 0
         for candidate in candidates {
-            let reply = try verifier.authenticate(user: Self.user, pin: candidate)
-            switch reply.errorName {
-            case nil:
+            let reply = try open(scenario, with: candidate, verifier: verifier)
+            switch reply.name {
+            case "success":
                 opened.append(candidate)
-                let reported = reply.int("failedAttemptsCleared") ?? -1
-                if reported != failed + wrongNow && !(scenario.request == .changePin && failed == 0) {
+                if let reported = reply.failedAttemptsCleared ?? (scenario.request.isSecurityKey ? nil : -1),
+                   reported != failed + wrongNow && !(scenario.request.changesPin && failed == 0) {
                     found.append("the right PIN after the run reported \(reported) wrong PINs cleared; \(failed + wrongNow) were counted")
                 }
                 wrongNow = 0
             case "WrongPin": wrongNow += 1
-            default: found.append("Authenticate with a candidate PIN answered \(reply)")
+            default: found.append("opening with a candidate PIN answered \(reply)")
             }
         }
-        if opened.count != 1 { found.append("alice opens with \(opened.count) of \(candidates)") }
-        if scenario.request == .changePin && scenario.rightPin, let pin = opened.first, answered == nil {
-            // A cut ChangePin: the new PIN opens only if its success (count cleared) is stored.
-            if pin == Self.newPin && failed != 0 { found.append("the new PIN opens, but failedAttempts was \(failed)") }
-            if pin == Self.pin && failed == 0 && scenario.prior > 0 { found.append("the old PIN opens, but the count was cleared") }
+        if opened.count != 1 { found.append("\(scenario.user) opens with \(opened.count) of \(candidates)") }
+        if scenario.request.changesPin && scenario.rightPin, let pin = opened.first, answered == nil {
+            // A cut PIN change: the new PIN opens only if its success (count cleared) is stored.
+            if pin == pins.new && failed != 0 { found.append("the new PIN opens, but failedAttempts was \(failed)") }
+            if pin == pins.right && failed == 0 && scenario.prior > 0 { found.append("the old PIN opens, but the count was cleared") }
         }
     }
 
-    private func keyId(_ verifier: VarlinkClient) throws -> String {
-        guard let keyId = try verifier.list(user: Self.user).first?["keyId"] as? String else { throw TestKitError("alice has no keyId") }
+    /// The credential's PIN tried: Authenticate, or for the security key a token asked over CTAP.
+    private func open(_ scenario: Scenario, with pin: String, verifier: VarlinkClient) throws -> Answer {
+        guard scenario.request.isSecurityKey else { return Answer(try verifier.authenticate(user: Self.user, pin: pin)) }
+        return Answer(ctap: try CTAPPlatform(path: daemon.ctaphidSocketPath).tokenRequest(pin).status)
+    }
+
+    private func keyId(_ user: String, _ verifier: VarlinkClient) throws -> String {
+        guard let keyId = try verifier.list(user: user).first?["keyId"] as? String else { throw TestKitError("\(user) has no keyId") }
         return keyId
     }
 
@@ -406,13 +482,13 @@ final class CrashSweep {
     }
 
     /// After a fault and a restart: what the fault's answer left is still there.
-    private func checkStillThere(_ scenario: Scenario, reply: VarlinkResponse, verifier: VarlinkClient, into found: inout [String]) throws {
+    private func checkStillThere(_ scenario: Scenario, reply: Answer, verifier: VarlinkClient, into found: inout [String]) throws {
         try checkBystanders(verifier, into: &found)
-        let listed = try verifier.list(user: Self.user)
-        let wiped = scenario.request == .wipe && scenario.rightPin && reply.error == nil
+        let listed = try verifier.list(user: scenario.user)
+        let wiped = scenario.request == .wipe && scenario.rightPin && reply.isSuccess
         if listed.isEmpty != wiped {
             if !wiped { figures.lostCredentials += 1 }
-            found.append(wiped ? "alice is back after a Wipe that succeeded" : "alice is gone after the restart (lost credential)")
+            found.append(wiped ? "alice is back after a Wipe that succeeded" : "\(scenario.user) is gone after the restart (lost credential)")
         }
     }
 

@@ -4,7 +4,8 @@ import PinVaultTestKit
 import XCTest
 
 /// The crash sweep (`CrashSweep`, RELIABILITY.md): every crash point (a SIGKILL, then a
-/// power cut) and every write fault of every PIN-checking request under `make crash-sweep`
+/// power cut) and every write fault of every PIN-checking request — Varlink's and the
+/// security key's ClientPIN — under `make crash-sweep`
 /// (`PINVAULT_CRASH_SWEEP=full`); a seeded sample of them in `make test`.
 final class CrashSweepTests: XCTestCase {
     static let isFull = ProcessInfo.processInfo.environment["PINVAULT_CRASH_SWEEP"] == "full"
@@ -19,6 +20,12 @@ final class CrashSweepTests: XCTestCase {
             ? ForeignUidClient.nobody : nil
         let sweep = try CrashSweep(foreignUid: foreignUid)
         var scenarios = CrashSweep.scenarios
+        // PINVAULT_CRASH_SWEEP_REQUESTS=changePIN,getPinToken sweeps those requests alone.
+        if let only = ProcessInfo.processInfo.environment["PINVAULT_CRASH_SWEEP_REQUESTS"], !only.isEmpty {
+            let names = only.split(separator: ",").map(String.init)
+            scenarios = scenarios.filter { names.contains($0.request.rawValue) }
+            XCTAssertFalse(scenarios.isEmpty, "PINVAULT_CRASH_SWEEP_REQUESTS names no request: \(only)")
+        }
         if !Self.isFull { scenarios = Array(scenarios.shuffled(using: &generator).prefix(Self.sampledScenarios)) }
         var events = 0
         for scenario in scenarios {

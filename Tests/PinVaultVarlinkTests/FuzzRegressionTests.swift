@@ -68,6 +68,13 @@ final class FuzzRegressionTests: XCTestCase {
         try replay(corpus: "Fuzz/corpus-ctaphid", target: "ctaphid", atLeast: 15)
     }
 
+    /// The ctap target's seeds: PINs set, changed and guessed, tokens, passkeys made and
+    /// signed in with, credential management, raw and fuzzed messages, through the
+    /// security key's dispatch over a real engine.
+    func testCTAPCorpus_replaysThroughTheAuthenticator_withoutATrap() throws {
+        try replay(corpus: "Fuzz/corpus-ctap", target: "ctap", atLeast: 20)
+    }
+
     private func replay(corpus relativePath: String, target: String, atLeast minimum: Int) throws {
         let tests = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         let binary = tests.deletingLastPathComponent().appendingPathComponent("pinvault-fuzz").path

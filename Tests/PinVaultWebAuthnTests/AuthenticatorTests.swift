@@ -4,10 +4,10 @@ import PinVaultCBOR
 import PinVaultCTAPHID
 import PinVaultCore
 import PinVaultCrypto
-import PinVaultEngine
 import PinVaultStore
 import XCTest
 
+@testable import PinVaultEngine
 @testable import PinVaultWebAuthn
 
 /// The authenticator through the seam the CTAPHID door calls, on a scripted channel: a
@@ -26,6 +26,11 @@ final class AuthenticatorTests: XCTestCase {
     private let clock = TestClock()
 
     private final class TestClock: @unchecked Sendable { var now: Int64 = 0 }
+    /// The engine's monotonic nanoseconds, which time its tokens: injected, so that no
+    /// sweeper thread runs and a test ends what expired itself (`endExpiredSessions`).
+    private let monotonic = TestNanoseconds()
+
+    private final class TestNanoseconds: @unchecked Sendable { var now: UInt64 = 1_000_000_000 }
 
     override func setUpWithError() throws {
         var template = Array("/tmp/pinvault-ctap-test-XXXXXX".utf8CString)
@@ -40,7 +45,7 @@ final class AuthenticatorTests: XCTestCase {
             sessionMaxTtlSeconds: 3600, sessionsPerUid: 16)
         engine = try VaultEngine(
             settings: settings, store: store, pepper: try Pepper.generate(),
-            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, monotonic: { [monotonic] in monotonic.now })
         authenticator = try EngineAuthenticator(engine: engine, clock: { [clock] in clock.now })
     }
 
@@ -248,6 +253,38 @@ final class AuthenticatorTests: XCTestCase {
         done.wait()
         XCTAssertEqual(box.bytes, [0])
         XCTAssertEqual(try store.read { try $0.passkeyCount(ownerUid: 1000) }, 0)
+    }
+
+    /// A token left unused is wiped at its deadline — the engine's seed and the channel's
+    /// HMAC key, each released (and so zeroed) — though no request comes to notice it and
+    /// the channel stays open.
+    func testAnUnusedToken_atItsDeadline_isWipedOnBothSides_withTheChannelOpen() throws {
+        try securityKeyWithAPasskey()
+        let p = try platform(.two)
+        let token = try XCTUnwrap(try token("482915", p).token)
+        weak var seed = engine.securityKeyTokens.seeds.first
+        weak var hmacKey = authenticator.token(on: channel)
+        XCTAssertNotNil(seed)
+        XCTAssertNotNil(hmacKey)
+        let signIn = CBORMap([
+            (.int(1), .text("example.com")), (.int(2), .bytes(clientDataHash)),
+            (.int(5), .map(CBORMap([(.text("up"), .bool(false))]))),
+            (.int(6), .bytes(try p.pinProtocol.authenticate(key: token, message: clientDataHash))), (.int(7), .int(2)),
+        ])
+
+        monotonic.now += SecurityKeyTokens.lifetimeNanoseconds - 1
+        engine.endExpiredSessions()
+        XCTAssertNotNil(seed, "a nanosecond before its deadline the token lives")
+        XCTAssertNotNil(hmacKey)
+        XCTAssertEqual(try send(0x02, signIn).status, 0)
+
+        monotonic.now += 1
+        engine.endExpiredSessions()
+        XCTAssertNil(seed, "the seed outlived its token's deadline")
+        XCTAssertNil(hmacKey, "the channel's HMAC key outlived its token's deadline")
+        XCTAssertNil(authenticator.token(on: channel))
+        XCTAssertEqual(engine.securityKeyTokens.count, 0)
+        XCTAssertEqual(try send(0x02, signIn).status, 0x33, "PIN_AUTH_INVALID: the token is gone")
     }
 
     func testChangePin_takesTheCurrentPinsHashAndTheNewPin() throws {

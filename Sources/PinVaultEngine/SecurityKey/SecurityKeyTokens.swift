@@ -7,8 +7,11 @@ import PinVaultSystem
 /// memory whose pages are closed between uses, and what the token may do: its
 /// permissions (mc, ga, cm) and, once given or first used, its relying party. A token
 /// ends when its channel closes, when a new token is made on the channel, when its
-/// credential changes (`end(keyIds:)`), and `lifetime` after it was made; each use
-/// checks the deadline. Its first use is CTAP 2.1's "user present": the PIN just typed.
+/// credential changes (`end(keyIds:)`), and `lifetime` after it was made: each use
+/// checks the deadline, and the engine's sweeper ends an unused token at it
+/// (`endExpired`), so that its seed is zeroed then, not when the channel closes. Each
+/// end is told to the passkey door (`onEnd`), which drops its own half of the token.
+/// Its first use is CTAP 2.1's "user present": the PIN just typed.
 final class SecurityKeyTokens: @unchecked Sendable {
     /// CTAP 2.1 §6.5.2.1 lets a token live at most ten minutes.
     static let lifetimeNanoseconds: UInt64 = 600 * 1_000_000_000
@@ -51,10 +54,33 @@ final class SecurityKeyTokens: @unchecked Sendable {
     private let lock: CheckedLock
     private let now: @Sendable () -> UInt64
     private var tokens: [UInt64: Token] = [:]
+    /// Called, outside the lock, after a token was made: the sweeper learns its deadline.
+    private let opened: @Sendable () -> Void
+    /// Called, outside the lock, with the channels whose tokens ended (`onEnd`).
+    private var ended: (@Sendable ([UInt64]) -> Void)?
 
-    init(now: @escaping @Sendable () -> UInt64) throws(SystemError) {
+    init(now: @escaping @Sendable () -> UInt64, opened: @escaping @Sendable () -> Void = {}) throws(SystemError) {
         lock = try CheckedLock()
         self.now = now
+        self.opened = opened
+    }
+
+    /// Whom to tell of the channels whose tokens ended, for whatever reason (the passkey
+    /// door zeroes its half of each). Called on the thread that ended them, never with a
+    /// lock of this table held.
+    func onEnd(_ observer: @escaping @Sendable ([UInt64]) -> Void) {
+        _ = try? locked { ended = observer }
+    }
+
+    /// Removes the tokens `shouldEnd` picks, then tells the observer; the tokens (their
+    /// seeds zeroed as the last reference goes) are dropped on return.
+    private func end(where shouldEnd: (UInt64, Token) -> Bool) {
+        let (channels, observer) = (try? locked { () throws(Refusal) -> ([UInt64], (@Sendable ([UInt64]) -> Void)?) in
+            let channels = tokens.filter { shouldEnd($0.key, $0.value) }.map(\.key)
+            for channel in channels { tokens[channel] = nil }
+            return (channels, ended)
+        }) ?? ([], nil)
+        if !channels.isEmpty { observer?(channels) }
     }
 
     private func locked<T>(_ body: () throws(Refusal) -> T) throws(Refusal) -> T {
@@ -68,6 +94,7 @@ final class SecurityKeyTokens: @unchecked Sendable {
             owner: owner, keyId: keyId, seed: seed, permissions: permissions, rpIdHash: rpIdHash,
             deadline: now() &+ Self.lifetimeNanoseconds)
         _ = try? locked { tokens[channel] = token }
+        opened()
     }
 
     /// Runs `body` with the seed of the channel's token, if it belongs to `owner`, is
@@ -80,10 +107,7 @@ final class SecurityKeyTokens: @unchecked Sendable {
     ) throws -> T {
         let token: Token = try locked { () throws(Refusal) -> Token in
             guard let token = tokens[channel], token.owner == owner else { throw .noToken }
-            guard now() < token.deadline else {
-                tokens[channel] = nil
-                throw .noToken
-            }
+            guard now() < token.deadline else { throw .noToken }  // the sweeper's to end
             guard token.permissions.contains(permission) else { throw .notPermitted }
             if let rpIdHash {
                 if let bound = token.rpIdHash, bound != rpIdHash { throw .notPermitted }
@@ -102,18 +126,32 @@ final class SecurityKeyTokens: @unchecked Sendable {
 
     /// Ends the channel's token.
     func end(channel: UInt64) {
-        _ = try? locked { tokens[channel] = nil }
+        end { key, _ in key == channel }
     }
 
     /// Ends every token of these credentials (changed or deleted).
     func end(keyIds: [KeyID]) {
-        _ = try? locked { tokens = tokens.filter { !keyIds.contains($0.value.keyId) } }
+        end { _, token in keyIds.contains(token.keyId) }
     }
 
     /// Ends every token (Reset, the daemon's exit).
     func endAll() {
-        _ = try? locked { tokens = [:] }
+        end { _, _ in true }
+    }
+
+    /// Ends every token whose deadline has passed (the sweeper's work).
+    func endExpired() {
+        let time = now()
+        end { _, token in token.deadline <= time }
+    }
+
+    /// The earliest deadline of a token; nil when there is none.
+    func nextDeadline() -> UInt64? {
+        (try? locked { tokens.values.lazy.map(\.deadline).min() }) ?? nil
     }
 
     var count: Int { (try? locked { tokens.count }) ?? 0 }
+
+    /// The live tokens' seeds (tests: each must be released, and so zeroed, at its end).
+    var seeds: [SecretBytes] { (try? locked { tokens.values.map(\.seed) }) ?? [] }
 }
