@@ -2,6 +2,8 @@
 #include "CPinVaultSystem.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -56,4 +58,8 @@ int CPinVaultSystem_set_thread_name(const char *name) {
 
 void *CPinVaultSystem_memmem(const void *haystack, size_t haystack_len, const void *needle, size_t needle_len) {
     return memmem(haystack, haystack_len, needle, needle_len);
+}
+
+int CPinVaultSystem_pipe_closing_on_exec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
 }
