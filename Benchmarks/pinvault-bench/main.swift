@@ -15,6 +15,12 @@ do {
             for _ in 0..<count { try connection.roundTrip(VaultCalls.getPolicy) }
         }.seconds
         print("\(count) GetPolicy round trips in \(Format.seconds(seconds)): \(Format.rate(Double(count) / seconds))")
+    case .driveIdentities(let socketPath, let count):
+        let connection = try SSHAgentClient(path: socketPath, timeoutSeconds: 120)
+        let seconds = try Monotonic.measure {
+            for _ in 0..<count { try connection.roundTrip() }
+        }.seconds
+        print("\(count) REQUEST_IDENTITIES round trips in \(Format.seconds(seconds)): \(Format.rate(Double(count) / seconds))")
     case .nullPeer(let socketPath, let replyBytes):
         try NullPeer.serve(socketPath: socketPath, replyBytes: replyBytes)
     case .fillStore(let stateDirectory, let count):
