@@ -103,7 +103,7 @@ extension PinVaultClient {
     ) -> (inout JSONObjectWriter) -> Void {
         { parameters in
             parameters.field("keyId", keyId)
-            parameters.field("challenge", Base64.encodedString(data))
+            parameters.base64Field("challenge", data)
             if forwarded { parameters.field("forwarded", true) }
             if confirmed { parameters.field("confirmed", true) }
             if rules.confirmEachUse { parameters.field("confirmEachUse", true) }
