@@ -24,7 +24,7 @@ work=$(mktemp -d /tmp/pinvault-profile-XXXXXX)
 . "$repo/Benchmarks/callgrind-steps.sh"
 daemon=
 agent=
-trap 'kill "$agent" "$daemon" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill $agent $daemon 2>/dev/null || true; rm -rf "$work"' EXIT
 mkdir -m 700 "$work/state"
 # Valgrind 3.19 cannot read the DWARF 5 Swift emits: profile a copy without debug
 # sections (function names still come from the symbol table).
