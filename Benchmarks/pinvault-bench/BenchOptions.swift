@@ -1,6 +1,9 @@
 /// The command line: `pinvault-bench --daemon PATH --config PATH --output PATH [--quick]
 /// [--swift-version TEXT] [--commit TEXT]`, or `pinvault-bench drive-getpolicy SOCKET COUNT`
 /// (round trips against a running daemon, for profiling it), or
+/// `pinvault-bench drive-identities SOCKET COUNT` and `drive-signs SOCKET COUNT`
+/// (REQUEST_IDENTITIES round trips, and SIGN_REQUESTs with the first identity, an Ed25519
+/// key, against a running ssh-agent, for profiling `pinvault agent`), or
 /// `pinvault-bench fill-store STATE_DIRECTORY COUNT` (a store as the scale test fills it),
 /// or `pinvault-bench null-peer SOCKET BYTES` (the round trips' floor, see `NullPeer`).
 enum BenchOptions {
@@ -9,6 +12,8 @@ enum BenchOptions {
         case benchmark(daemonPath: String, configPath: String, outputPath: String, quick: Bool,
                        swiftVersion: String, commit: String)
         case driveGetPolicy(socketPath: String, count: Int)
+        case driveIdentities(socketPath: String, count: Int)
+        case driveSigns(socketPath: String, count: Int)
         case fillStore(stateDirectory: String, count: Int)
         case nullPeer(socketPath: String, replyBytes: Int)
     }
@@ -16,6 +21,8 @@ enum BenchOptions {
     static let usage = """
         usage: pinvault-bench --daemon PATH --config PATH --output PATH [--quick] [--swift-version TEXT] [--commit TEXT]
                pinvault-bench drive-getpolicy SOCKET COUNT
+               pinvault-bench drive-identities SOCKET COUNT
+               pinvault-bench drive-signs SOCKET COUNT
                pinvault-bench fill-store STATE_DIRECTORY COUNT
                pinvault-bench null-peer SOCKET BYTES
         """
@@ -24,6 +31,14 @@ enum BenchOptions {
         if arguments.first == "drive-getpolicy" {
             guard arguments.count == 3, let count = Int(arguments[2]), count > 0 else { throw BenchError(usage) }
             return .driveGetPolicy(socketPath: arguments[1], count: count)
+        }
+        if arguments.first == "drive-identities" {
+            guard arguments.count == 3, let count = Int(arguments[2]), count > 0 else { throw BenchError(usage) }
+            return .driveIdentities(socketPath: arguments[1], count: count)
+        }
+        if arguments.first == "drive-signs" {
+            guard arguments.count == 3, let count = Int(arguments[2]), count > 0 else { throw BenchError(usage) }
+            return .driveSigns(socketPath: arguments[1], count: count)
         }
         if arguments.first == "fill-store" {
             guard arguments.count == 3, let count = Int(arguments[2]), count > ScaleBenchmark.ownFillerRows else {

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <malloc.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -62,4 +64,8 @@ void *CPinVaultSystem_memmem(const void *haystack, size_t haystack_len, const vo
 int CPinVaultSystem_release_free_heap(void)
 {
     return malloc_trim(0);
+}
+
+int CPinVaultSystem_pipe_closing_on_exec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
 }

@@ -20,21 +20,11 @@ extension PinVaultClient {
         try ClientLimits.checkUser(user)
         try ClientLimits.checkKeyId(keyId)
         let seconds = try ClientLimits.ttlSeconds(ttl)
-        return try await call(.unlock, wiping: secrets) { parameters in
-            parameters.field("user", user)
-            parameters.optionalField("keyId", keyId)
-            parameters.secretField("pin", secrets[0], encoding: .raw)
-            parameters.field("ttlSeconds", seconds)
-            if bindToConnection { parameters.field("bindToConnection", true) }
-            if confirmEachUse { parameters.field("confirmEachUse", true) }
-            if allowForwarding { parameters.field("allowForwarding", true) }
-        } decode: { reply throws(ParameterError) in
-            UnlockSession(
-                keyId: try reply.keyID(required: true)?.hex ?? "",
-                unlockedUntil: Date(unixSeconds: try reply.time("unlockedUntil", required: true) ?? 0),
-                failedAttemptsCleared: Int(try reply.int("failedAttemptsCleared", required: true, range: 0...Int64.max) ?? 0)
-            )
-        }
+        return try await call(
+            .unlock, wiping: secrets,
+            Self.unlockParameters(user, keyId, secrets[0], seconds, bindToConnection, confirmEachUse, allowForwarding),
+            decode: Self.unlockSession
+        )
     }
 
     /// Ends the caller's session on `keyId`, or all of the caller's sessions; returns
@@ -42,11 +32,7 @@ extension PinVaultClient {
     @discardableResult
     public func lock(keyId: String? = nil) async throws(PinVaultError) -> [String] {
         try ClientLimits.checkKeyId(keyId)
-        return try await call(.lock) { parameters in
-            parameters.optionalField("keyId", keyId)
-        } decode: { reply throws(ParameterError) in
-            try reply.strings("lockedKeyIds", required: true, bytes: 1...64) ?? []
-        }
+        return try await call(.lock, Self.lockParameters(keyId), decode: Self.lockedKeyIds)
     }
 
     /// Signs exactly `challenge` (1-16384 bytes) with a credential the caller's uid has
@@ -117,7 +103,7 @@ extension PinVaultClient {
     ) -> (inout JSONObjectWriter) -> Void {
         { parameters in
             parameters.field("keyId", keyId)
-            parameters.field("challenge", Base64.encodedString(data))
+            parameters.base64Field("challenge", data)
             if forwarded { parameters.field("forwarded", true) }
             if confirmed { parameters.field("confirmed", true) }
             if rules.confirmEachUse { parameters.field("confirmEachUse", true) }
@@ -163,34 +149,5 @@ public struct AgentKeyRules: Sendable, Equatable {
     public init(confirmEachUse: Bool = false, allowForwarding: Bool = false) {
         self.confirmEachUse = confirmEachUse
         self.allowForwarding = allowForwarding
-    }
-}
-
-/// `AgentSign` for a caller that owns the connection's I/O itself — the per-user
-/// agent's event loop, which writes the call and reads the reply on its own thread,
-/// several calls in a row (Varlink answers them in order).
-public enum AgentSignCall {
-    /// The call as one frame (checked as `agentSign` checks it).
-    public static func frame(
-        keyId: String, data: [UInt8], forwarded: Bool, confirmed: Bool = false, rules: AgentKeyRules
-    ) throws(PinVaultError) -> ReplyBuffer {
-        try PinVaultClient.checkAgentSign(keyId: keyId, data: data)
-        let frame = ReplyBuffer(capacity: 1024)
-        VarlinkCall.append(
-            method: VaultMethod.agentSign.qualifiedName, to: frame,
-            PinVaultClient.agentSignParameters(keyId, data, forwarded, confirmed, rules)
-        )
-        return frame
-    }
-
-    /// The signature one reply frame (without its NUL) carries, or the error it names.
-    public static func reply(_ frame: UnsafeRawBufferPointer) -> Result<[UInt8], PinVaultError> {
-        VarlinkConnection.interpret(frame) { reply throws(PinVaultError) in
-            do throws(ParameterError) {
-                return try PinVaultClient.signature(reply)
-            } catch {
-                throw .protocolError("the reply's \"\(error.parameter)\" is \(PinVaultClient.describe(error.reason))")
-            }
-        }
     }
 }

@@ -96,19 +96,7 @@ public final class PinVaultClient: Sendable {
         user: String? = nil, ownerUid: UInt32? = nil, purpose: Credential.Purpose? = nil
     ) async throws(PinVaultError) -> [Credential] {
         if let user { try ClientLimits.checkUser(user) }
-        return try await call(.list) { parameters in
-            parameters.optionalField("user", user)
-            parameters.optionalField("ownerUid", ownerUid.map(Int64.init))
-            parameters.optionalField("purpose", purpose?.rawValue)
-        } decode: { reply throws(ParameterError) in
-            let objects = try reply.objects("credentials", required: true) ?? []
-            var credentials: [Credential] = []
-            credentials.reserveCapacity(objects.count)
-            for object in objects {
-                credentials.append(try Credential(from: object))
-            }
-            return credentials
-        }
+        return try await call(.list, Self.listParameters(user, ownerUid, purpose), decode: Self.credentials)
     }
 
     /// Signs exactly `challenge` (1-1024 bytes) with the credential's key once

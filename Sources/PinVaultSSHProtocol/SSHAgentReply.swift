@@ -25,7 +25,8 @@ public enum SSHAgentReply {
 
     /// SSH_AGENT_IDENTITIES_ANSWER: `uint32 nkeys`, then each key blob and comment.
     public static func identities(_ identities: [Identity]) -> [UInt8] {
-        frame { writer in
+        let size = identities.reduce(5) { $0 + 8 + $1.keyBlob.count + $1.comment.utf8.count }
+        return frame(capacity: size) { writer in
             writer.byte(SSHAgentRequest.Number.identitiesAnswer)
             writer.uint32(UInt32(identities.count))
             for identity in identities {
@@ -59,12 +60,13 @@ public enum SSHAgentReply {
         }
     }
 
-    private static func frame(_ body: (inout SSHWireWriter) -> Void) -> [UInt8] {
-        var message = SSHWireWriter()
-        body(&message)
-        var framed = SSHWireWriter(capacity: message.bytes.count + 4)
-        framed.uint32(UInt32(message.bytes.count))
-        framed.raw(message.bytes)
-        return framed.bytes
+    /// The message `body` writes after its length, in one buffer of `capacity` bytes
+    /// (the message's size, when known) plus the length's four.
+    private static func frame(capacity: Int = 124, _ body: (inout SSHWireWriter) -> Void) -> [UInt8] {
+        var writer = SSHWireWriter(capacity: capacity + 4)
+        writer.uint32(0)
+        body(&writer)
+        writer.setUInt32(UInt32(writer.bytes.count - 4), at: 0)
+        return writer.bytes
     }
 }

@@ -97,6 +97,16 @@ public struct SSHWireWriter {
     }
 
     public mutating func string(utf8 text: String) {
-        string(Array(text.utf8))
+        uint32(UInt32(text.utf8.count))
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// Writes `value` over the four bytes at `offset` (a length written before what it
+    /// counts).
+    mutating func setUInt32(_ value: UInt32, at offset: Int) {
+        bytes[offset] = UInt8(truncatingIfNeeded: value >> 24)
+        bytes[offset + 1] = UInt8(truncatingIfNeeded: value >> 16)
+        bytes[offset + 2] = UInt8(truncatingIfNeeded: value >> 8)
+        bytes[offset + 3] = UInt8(truncatingIfNeeded: value)
     }
 }

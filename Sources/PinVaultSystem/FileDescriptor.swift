@@ -1,7 +1,16 @@
+import CPinVaultSystem
 import Glibc
 
 /// Whole-buffer reads and writes on a blocking descriptor, through `Syscall`.
 public enum FileDescriptor {
+    /// A pipe (read end, write end) whose ends close on exec from the moment they exist
+    /// (`pipe2`), so that no process another thread spawns meanwhile inherits them.
+    public static func pipeClosingOnExec() throws(SystemError) -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard CPinVaultSystem_pipe_closing_on_exec(&ends) == 0 else { throw SystemError.last("pipe2") }
+        return (ends[0], ends[1])
+    }
+
     /// Reads until end of file or a full `buffer`; returns the bytes read.
     public static func readFully(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int {
         guard let base = buffer.baseAddress else { return 0 }

@@ -203,6 +203,8 @@ extension EventLoop {
 
     /// Writes what pushing doors sent outside a reply, behind the replies already queued.
     mutating func deliverPushes() {
+        // Only a pushing door pushes.
+        guard !server.pushingDoors.isEmpty else { return }
         while true {
             let batch = server.pushes.takeAll()
             if batch.isEmpty { return }

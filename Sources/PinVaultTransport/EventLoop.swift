@@ -100,12 +100,14 @@ struct EventLoop: ~Copyable {
         deliverPushes()
 
         let ready = try server.epoll.wait(into: events, timeoutMilliseconds: timeout)
+        var woken = false
         for index in 0..<ready {
             eventsLeft = ready - index - 1
             let token = events[index].data.u64
             switch token {
             case Self.wakeupToken:
                 server.wakeup.drain()
+                woken = true
             case Self.signalToken:
                 if let received = server.signals.read(), !stopping {
                     stopReason = .signal(received)
@@ -123,6 +125,8 @@ struct EventLoop: ~Copyable {
             }
         }
         eventsLeft = 0
+        // Every post signals the wake-up: a turn without it has nothing posted to run.
+        if woken { server.descriptors.runPosted() }
         deliverCompletions()
         deliverPushes()
         return nil
@@ -131,8 +135,8 @@ struct EventLoop: ~Copyable {
     /// Gives each door that keeps time the clock; returns the soonest time one wants it again.
     func tickDoors(now: Int64) -> Int64? {
         var soonest: Int64?
-        for door in server.doors {
-            guard let pushing = door.handler as? any PushingHandler, let due = pushing.tick(now: now) else { continue }
+        for pushing in server.pushingDoors {
+            guard let due = pushing.tick(now: now) else { continue }
             soonest = min(soonest ?? due, due)
         }
         return soonest

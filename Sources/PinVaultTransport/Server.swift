@@ -40,6 +40,9 @@ public final class Server: Sendable {
     public let descriptors: LoopDescriptors
     /// What pushing doors (`PushingHandler`) wrote to their connections outside a reply.
     let pushes = CompletionQueue()
+    /// The doors that push and keep time, found once (a cast each turn costs more than
+    /// the rest of a small request's turn).
+    let pushingDoors: [any PushingHandler]
     /// Whether work outside the loop still runs or waits (the engine's pools,
     /// unlocked sessions): the server is idle only when this is false.
     let hasWork: @Sendable () -> Bool
@@ -65,14 +68,15 @@ public final class Server: Sendable {
     ) throws(SystemError) {
         self.doors = doors
         self.backlog = backlog
+        pushingDoors = doors.compactMap { $0.handler as? any PushingHandler }
         self.limits = limits
         self.stats = stats
         self.hasWork = hasWork
         self.notifier = notifier
         self.logger = logger
         epoll = try Epoll()
-        descriptors = LoopDescriptors(epoll: epoll)
         wakeup = try Wakeup()
+        descriptors = LoopDescriptors(epoll: epoll, wakeup: wakeup)
         signals = try ShutdownSignals()
     }
 

@@ -8,6 +8,7 @@ import PinVaultSystem
 ///     [agent]
 ///     unlock_ttl_seconds = 900        # a key stays unlocked this long after its PIN
 ///     prompt_timeout_seconds = 60     # a prompt nobody answers is given up (no attempt)
+///     daemon_timeout_seconds = 30     # pinvaultd not answering a call by then fails it
 ///     pinentry = "/usr/bin/pinentry"  # "" or absent: pinentry if installed, else SSH_ASKPASS
 ///     confirm = ["laptop"]            # keys (key id, label or user) whose every use you confirm
 ///     allow_forwarding = []           # keys an agent forwarded with ssh -A may use
@@ -18,6 +19,10 @@ public struct AgentConfiguration: Sendable, Equatable {
     public var daemonSocket: String
     public var unlockTTLSeconds: Int64 = 900
     public var promptTimeoutSeconds: Int = 60
+    /// How long a call to pinvaultd may wait for its answer: then the request fails,
+    /// and the connection is dropped and made anew for the next (a daemon that took the
+    /// call and stopped answering must not hang ssh).
+    public var daemonTimeoutSeconds: Int = 30
     /// A pinentry program; nil: `/usr/bin/pinentry` when installed and it has a display
     /// or a terminal to ask on, else `SSH_ASKPASS` (then `/usr/bin/ssh-askpass`), which
     /// is also asked whenever a pinentry cannot ask.
@@ -27,7 +32,9 @@ public struct AgentConfiguration: Sendable, Equatable {
     /// The terminal a pinentry asks on when the session has no display (`--tty`).
     public var tty: String?
 
-    public static let sectionKeys = ["unlock_ttl_seconds", "prompt_timeout_seconds", "pinentry", "confirm", "allow_forwarding"]
+    public static let sectionKeys = [
+        "unlock_ttl_seconds", "prompt_timeout_seconds", "daemon_timeout_seconds", "pinentry", "confirm", "allow_forwarding",
+    ]
 
     public init(agentSocket: String, daemonSocket: String) {
         self.agentSocket = agentSocket
@@ -69,6 +76,7 @@ public struct AgentConfiguration: Sendable, Equatable {
         try agent.refuseUnknownKeys(Self.sectionKeys)
         if let ttl = try agent.integer("unlock_ttl_seconds", in: 1...86_400) { unlockTTLSeconds = ttl }
         if let timeout = try agent.integer("prompt_timeout_seconds", in: 5...3600) { promptTimeoutSeconds = Int(timeout) }
+        if let timeout = try agent.integer("daemon_timeout_seconds", in: 1...3600) { daemonTimeoutSeconds = Int(timeout) }
         if let program = try agent.string("pinentry") {
             guard program.isEmpty || program.hasPrefix("/") else {
                 throw agent.error("pinentry", "must be an absolute path or \"\", got \"\(program)\"")

@@ -41,9 +41,10 @@ public enum UserAgent {
                 exitOnIdleSeconds: activated ? 3600 : 0, allowedGroups: [], adminGroup: nil, shutdownGraceSeconds: 2
             ),
             stats: ServerStats(), notifier: SystemdNotifier(), logger: logger,
-            hasWork: { backend.inFlight.load(ordering: .relaxed) > 0 }
+            // Asked on the loop, which owns the backend.
+            hasWork: { backend.inFlight > 0 }
         )
-        backend.attach(server.descriptors)
+        try backend.attach(server.descriptors)
         SystemdNotifier().ready(status: "Serving ssh on \(activated ? "the socket systemd passed" : configuration.agentSocket)")
         listening()
         try server.run()

@@ -1,14 +1,13 @@
-import Dispatch
 import FoundationEssentials
 import Glibc
 import Logging
 import PinVaultAgentDoor
 import PinVaultClient
 import PinVaultCrypto
-import PinVaultSSHProtocol
 import PinVaultDoor
+import PinVaultSSHProtocol
+import PinVaultSystem
 import PinVaultTransport
-import Synchronization
 
 /// The keys behind the per-user agent: pinvaultd, reached over Varlink as the user.
 /// It offers the user's `ssh` credentials, locked ones too, with their certificates;
@@ -16,7 +15,20 @@ import Synchronization
 /// `unlock_ttl_seconds`, and signs through `AgentSign` — where the engine decides, as for
 /// every door, what the key may sign. It holds no secret but a PIN on its way from the
 /// prompt to the daemon, in locked memory, wiped by the call that carries it.
-final class UserAgentBackend: SSHAgentBackend {
+///
+/// One concurrency model: the event loop that serves ssh owns everything here. The door
+/// calls `identities`, `sign` and `remove` on the loop; every call to pinvaultd is written
+/// and answered on the loop (`DaemonOnLoop`); each request goes on in steps, each step
+/// started by the event that ends the one before — a reply of pinvaultd, a prompt's
+/// answer — so that nothing here is shared between threads and nothing needs a lock.
+/// What blocks runs beside the loop on a `BlockingWorker`: the prompt programs (spawned,
+/// asked, waited for), one question at a time, and the notices, which wait to be
+/// dismissed on a worker of their own so that they hold no question back. A worker's job
+/// touches nothing of the loop's; what it found comes back as an event
+/// (`LoopDescriptors.post`), which runs on the loop in its next turn. A request is thus
+/// never blocked on, only continued: a prompt on screen holds up no other ssh
+/// connection's signature.
+final class UserAgentBackend: SSHAgentBackend, @unchecked Sendable {
     let configuration: AgentConfiguration
     let prompts: PromptChain
     let logger: Logger
@@ -24,27 +36,33 @@ final class UserAgentBackend: SSHAgentBackend {
     let home: String?
     /// The agent's own uid: the only peer it serves, besides root.
     let owner = getuid()
-    /// One connection to pinvaultd per ssh connection (its requests come one at a time).
-    private let clients = Mutex<[ConnectionID: PinVaultClient]>([:])
+
+    // Everything below is the loop's, set once by `attach` before it runs.
+
+    /// Where blocking work reports back: events run on the loop.
+    private(set) var loop: LoopDescriptors?
+    /// pinvaultd, for every call but PIN checks.
+    private var daemon: DaemonOnLoop?
+    /// pinvaultd for `Unlock`: a PIN check waits for its turn at the KDF, and on a
+    /// connection of its own holds up no other ssh connection's signature meanwhile.
+    private var pinChecks: DaemonOnLoop?
     /// What List said on each ssh connection, kept while it lasts: ssh asks for the
     /// identities once per connection, and each signature needs its key's credential
     /// (user and label: agent.toml names keys so). Dropped with the connection, and when
     /// an answer of the daemon says it is stale (NoSuchCredential, WrongPurpose) or the
     /// daemon's connection was lost (it may have restarted on another vault). It holds
     /// what a key is, never whether it is unlocked: that is asked anew every time.
-    private let listed = Mutex<[ConnectionID: [Credential]]>([:])
-    /// One question at a time: a second request for a key being unlocked waits, then
-    /// finds it unlocked.
-    private let prompting = AsyncLock()
-    /// Where prompts block (spawn, read, wait), off the cooperative pool.
-    let promptQueue = DispatchQueue(label: "pv-agent-prompt")
-    /// Where notices wait to be dismissed, one at a time, holding no question back.
-    private let noticeQueue = DispatchQueue(label: "pv-agent-notice")
-    /// pinvaultd on the agent's own event loop, for the one-call way of a signature;
-    /// set once, before the loop runs (`attach`).
-    private let onLoop = Mutex<DaemonOnLoop?>(nil)
+    private var listed: [ConnectionID: Listed] = [:]
     /// Requests being served: the agent is not idle while one is (a prompt on screen).
-    let inFlight = Atomic<Int>(0)
+    private(set) var inFlight = 0
+    /// One unlock at a time: the requests waiting for their turn to ask for a PIN (a
+    /// second request for a key being unlocked waits, then finds it unlocked).
+    private var unlockTurns: [(@escaping () -> Void) -> Void] = []
+    private var unlockTurnTaken = false
+    /// Where questions are asked (the PIN, a yes), one at a time.
+    let questions = BlockingWorker(name: "pv-agent-prompt")
+    /// Where notices wait to be dismissed, holding no question back.
+    let notices = BlockingWorker(name: "pv-agent-notice")
 
     /// PIN tries per request before it fails (as ssh-agent and gpg-agent allow three).
     static let pinTries = 3
@@ -59,174 +77,218 @@ final class UserAgentBackend: SSHAgentBackend {
         self.logger = logger
     }
 
-    /// Gives the backend its connection to pinvaultd on the loop that serves ssh.
-    func attach(_ descriptors: LoopDescriptors) {
-        onLoop.withLock { $0 = DaemonOnLoop(socketPath: configuration.daemonSocket, descriptors: descriptors) }
+    /// Gives the backend the loop that serves ssh, and its connections to pinvaultd there.
+    func attach(_ descriptors: LoopDescriptors) throws(SystemError) {
+        let socket = configuration.daemonSocket, timeout = configuration.daemonTimeoutSeconds
+        loop = descriptors
+        daemon = try DaemonOnLoop(socketPath: socket, descriptors: descriptors, timeoutSeconds: timeout, name: "pinvaultd", logger: logger)
+        pinChecks = try DaemonOnLoop(
+            socketPath: socket, descriptors: descriptors, timeoutSeconds: timeout, name: "pinvaultd (PIN checks)", logger: logger
+        )
+        // pinvaultd may come back on another vault: what a List said goes with the connection.
+        daemon?.closed = { [unowned self] in listed.removeAll() }
     }
 
     // MARK: SSHAgentBackend
 
     func identities(_ call: AgentCall, answer: @escaping @Sendable ([SSHAgentReply.Identity]?) -> Void) {
-        // Asked again on the same connection: answered here, on the loop.
-        if call.peer.uid == owner || call.peer.uid == 0, let credentials = listed.withLock({ $0[call.connection] }) {
-            return answer(Self.identities(credentials))
+        guard serves(call) else { return answer(nil) }
+        // Asked again on the same connection: answered from its List.
+        if let kept = listed[call.connection] { return answer(kept.identities) }
+        begin()
+        credentials(call) { [self] result in
+            end()
+            answer((try? result.get()).map { listed[call.connection]?.identities ?? Listed($0).identities })
         }
-        serve(call, answer: answer) { [self] in
-            Self.identities(try await credentials(call))
-        }
     }
 
-    private static func identities(_ credentials: [Credential]) -> [SSHAgentReply.Identity] {
-        SSHAgentOffer.identities(credentials.map {
-            SSHAgentOffer(algorithm: $0.algorithm, publicKey: $0.publicKey, user: $0.user, label: $0.label, certificates: $0.sshCertificates)
-        })
-    }
+    /// A connection's List, and the identities it offers ssh (made once: ssh may ask again).
+    private struct Listed {
+        let credentials: [Credential]
+        let identities: [SSHAgentReply.Identity]
 
-    /// The user's ssh credentials: the connection's List, made now when it has none.
-    private func credentials(_ call: AgentCall) async throws -> [Credential] {
-        if let kept = listed.withLock({ $0[call.connection] }) { return kept }
-        let credentials = try await withClient(call, retrying: true) { try await $0.list(purpose: .ssh) }
-        // Kept only for a connection still open: the transport cancels the request before
-        // connectionClosed drops the entry under the same lock, so one stored after a
-        // live look here is dropped there.
-        listed.withLock { if !call.isCancelled() { $0[call.connection] = credentials } }
-        return credentials
-    }
-
-    /// Forgets the connection's List after an answer that says it is stale.
-    private func forgetListIfStale(_ error: PinVaultError, _ call: AgentCall) {
-        if error.code == .noSuchCredential || error.code == .wrongPurpose || Self.connectionGone(error) {
-            listed.withLock { $0[call.connection] = nil }
+        init(_ credentials: [Credential]) {
+            self.credentials = credentials
+            identities = SSHAgentOffer.identities(credentials.map {
+                SSHAgentOffer(algorithm: $0.algorithm, publicKey: $0.publicKey, user: $0.user, label: $0.label, certificates: $0.sshCertificates)
+            })
         }
     }
 
     func sign(keyBlob: [UInt8], data: [UInt8], flags: UInt32, _ call: AgentCall, answer: @escaping @Sendable ([UInt8]?) -> Void) {
-        let fullWay: @Sendable () -> Void = { [self] in serve(call, answer: answer) { [self] in try await signature(keyBlob: keyBlob, data: data, call) } }
-        // The common case in one call, on the event loop, with no task and no other
-        // thread: an unlocked key whose rules are known without a List (its key id is its
-        // public key's hash; its credential is in the connection's List, or agent.toml
-        // has no rules that could name it). A key that needs a PIN or a yes, or a daemon
-        // that restarted, takes the full way; any other refusal is the answer.
-        let forwarded = call.state.isForwarded
-        guard call.peer.uid == owner || call.peer.uid == 0,
-              let publicKey = SSHAgentOffer.publicKey(ofBlob: keyBlob), let keyId = try? KeyID(publicKey: publicKey),
-              let daemon = onLoop.withLock({ $0 })
-        else { return fullWay() }
+        guard serves(call), let publicKey = SSHAgentOffer.publicKey(ofBlob: keyBlob), let keyId = try? KeyID(publicKey: publicKey) else {
+            return answer(nil)
+        }
+        begin()
+        let finish: ([UInt8]?) -> Void = { [self] signature in
+            end()
+            answer(signature)
+        }
+        // The common case in one call: an unlocked key whose rules are known without a
+        // List (its key id is its public key's hash; its credential is in the
+        // connection's List, or agent.toml has no rules that could name it). A key that
+        // needs a PIN or a yes takes the full way; any other refusal is the answer.
         let rules: AgentKeyRules
-        if let credential = listed.withLock({ $0[call.connection]?.first { $0.publicKey == publicKey } }) {
+        if let credential = listed[call.connection]?.credentials.first(where: { $0.publicKey == publicKey }) {
             rules = self.rules(for: credential)
-        } else if configuration.confirm.isEmpty && (configuration.allowForwarding.isEmpty || !forwarded) {
+        } else if configuration.confirm.isEmpty && (configuration.allowForwarding.isEmpty || !call.state.isForwarded) {
             rules = AgentKeyRules()
         } else {
-            return fullWay()
+            return signFullWay(publicKey: publicKey, data: data, call, finish)
         }
-        let frame: ReplyBuffer
-        do {
-            frame = try AgentSignCall.frame(keyId: keyId.hex, data: data, forwarded: forwarded, rules: rules)
-        } catch {
-            return answer(nil)  // not data any key signs here (its size)
-        }
-        inFlight.add(1, ordering: .relaxed)
-        let written = daemon.call(frame) { [self] result in
-            defer { inFlight.subtract(1, ordering: .relaxed) }
+        request(retrying: true, { () throws(PinVaultError) in
+            try LoopCall.agentSign(keyId: keyId.hex, data: data, forwarded: call.state.isForwarded, rules: rules)
+        }, decode: LoopCall.signature) { [self] result in
             switch result {
             case .success(let signature):
-                answer(signature)
-            case .failure(let error) where error.code == .notUnlocked || error.code == .confirmationRequired || Self.connectionGone(error):
-                if call.isCancelled() { answer(nil) } else { fullWay() }
+                finish(signature)
+            case .failure(let error) where error.code == .notUnlocked || error.code == .confirmationRequired:
+                signFullWay(publicKey: publicKey, data: data, call, finish)
             case .failure(let error):
-                forgetListIfStale(error, call)
-                refused(error, keyId: keyId.hex)
-                answer(nil)
+                refused(error, keyId: keyId.hex, call)
+                finish(nil)
             }
-        }
-        if !written {
-            inFlight.subtract(1, ordering: .relaxed)
-            fullWay()
         }
     }
 
     func remove(keyBlob: [UInt8]?, _ call: AgentCall, answer: @escaping @Sendable (Bool) -> Void) {
-        serve(call, answer: { answer($0 ?? false) }) { [self] in
-            let credentials = try await withClient(call, retrying: true) { try await $0.list(purpose: .ssh) }
+        guard serves(call) else { return answer(false) }
+        begin()
+        let finish: (Bool) -> Void = { [self] removed in
+            end()
+            answer(removed)
+        }
+        request(retrying: true, { () throws(PinVaultError) in try LoopCall.list(purpose: .ssh) }, decode: LoopCall.credentials) {
+            [self] result in
+            guard case .success(let credentials) = result else { return finish(false) }
             let chosen = credentials.filter { credential in
                 credential.unlockedUntil != nil && (keyBlob.map { SSHAgentOffer.publicKey(ofBlob: $0) == credential.publicKey } ?? true)
             }
-            for credential in chosen {
-                _ = try await withClient(call, retrying: true) { try await $0.lock(keyId: credential.keyId) }
+            lock(chosen[...]) { [self] locked in
+                guard locked else { return finish(false) }
+                // ssh-add -D says "All identities removed.": the keys stay in pinvaultd
+                // and stay listed, locked, and their next use asks for the PIN again.
+                let names = chosen.map { SSHKey.comment(user: $0.user, label: $0.label) }
+                logger.notice("""
+                    ssh-add \(keyBlob == nil ? "-D" : "-d"): locked \(chosen.count) key\(chosen.count == 1 ? "" : "s")\
+                    \(names.isEmpty ? "" : " (" + names.joined(separator: ", ") + ")"); \
+                    they stay listed, and their next use asks for the PIN
+                    """)
+                finish(keyBlob == nil || !chosen.isEmpty)
             }
-            // ssh-add -D says "All identities removed.": the keys stay in pinvaultd and
-            // stay listed, locked, and their next use asks for the PIN again.
-            let names = chosen.map { SSHKey.comment(user: $0.user, label: $0.label) }
-            logger.notice("""
-                ssh-add \(keyBlob == nil ? "-D" : "-d"): locked \(chosen.count) key\(chosen.count == 1 ? "" : "s")\
-                \(names.isEmpty ? "" : " (" + names.joined(separator: ", ") + ")"); \
-                they stay listed, and their next use asks for the PIN
-                """)
-            return keyBlob == nil || !chosen.isEmpty
+        }
+    }
+
+    /// Locks each of `credentials` in turn; false when one could not be.
+    private func lock(_ credentials: ArraySlice<Credential>, _ completion: @escaping (Bool) -> Void) {
+        guard let first = credentials.first else { return completion(true) }
+        request(retrying: true, { () throws(PinVaultError) in try LoopCall.lock(keyId: first.keyId) }, decode: LoopCall.lockedKeyIds) {
+            [self] result in
+            guard case .success = result else { return completion(false) }
+            lock(credentials.dropFirst(), completion)
         }
     }
 
     func connectionClosed(_ connection: ConnectionID) {
-        listed.withLock { $0[connection] = nil }
-        clients.withLock { $0.removeValue(forKey: connection) }?.close()
+        listed[connection] = nil
     }
 
-    // MARK: Signing
+    // MARK: The full way of a signature
 
-    private func signature(keyBlob: [UInt8], data: [UInt8], _ call: AgentCall) async throws -> [UInt8] {
-        guard let publicKey = SSHAgentOffer.publicKey(ofBlob: keyBlob) else { throw Refused() }
-        // A key the connection's List does not hold may be newer than it: asked anew.
-        var found = try await credentials(call).first(where: { $0.publicKey == publicKey })
-        if found == nil {
-            listed.withLock { $0[call.connection] = nil }
-            found = try await credentials(call).first(where: { $0.publicKey == publicKey })
-        }
-        guard let credential = found else { throw Refused() }
-        let forwarded = call.state.isForwarded
-        let rules = rules(for: credential)
-        // Made when a prompt needs it (it reads known_hosts), not for every signature.
-        let description = { @Sendable [home] in
-            KeyDescription.request(
-                comment: SSHKey.comment(user: credential.user, label: credential.label),
-                key: SSHKey(algorithm: credential.algorithm, publicKey: publicKey), data: data,
-                destination: call.state.destination(of: data), home: home
-            )
-        }
-        // The daemon is asked first, before any prompt: what it refuses on the request
-        // alone (a forwarded signature this key may not make, locked or not) is refused
-        // without a PIN dialog. Then each step it asks for: a PIN (NotUnlocked), a yes
-        // (ConfirmationRequired, by the session's rule or this agent's).
+    /// What one signature that takes the full way has been through.
+    private final class Signing {
+        let credential: Credential
+        let publicKey: [UInt8]
+        let data: [UInt8]
+        let call: AgentCall
+        let rules: AgentKeyRules
+        let finish: ([UInt8]?) -> Void
         var confirmed = false
         var unlocked = false
-        for _ in 0..<Self.signingSteps {
-            let saidYes = confirmed
-            do {
-                return try await withClient(call, retrying: true) {
-                    try await $0.agentSign(keyId: credential.keyId, data: data, forwarded: forwarded, confirmed: saidYes, rules: rules)
-                }
-            } catch let error as PinVaultError where error.code == .notUnlocked && !unlocked {
-                // This agent's own rule asks before the PIN, as before each use.
-                if rules.confirmEachUse && !confirmed {
-                    guard try await ask(call, { prompts, cancelled in prompts.confirm(description(), isCancelled: cancelled) }) else {
-                        throw Refused()
-                    }
-                    confirmed = true
-                }
-                try await unlock(credential, description: description, call)
-                unlocked = true
-            } catch let error as PinVaultError where error.code == .confirmationRequired && !confirmed {
-                guard try await ask(call, { prompts, cancelled in prompts.confirm(description(), isCancelled: cancelled) }) else {
-                    throw Refused()
-                }
-                confirmed = true
-            } catch let error as PinVaultError {
-                forgetListIfStale(error, call)
-                refused(error, keyId: credential.keyId)
-                throw error
+        var steps = 0
+
+        init(credential: Credential, publicKey: [UInt8], data: [UInt8], call: AgentCall, rules: AgentKeyRules, finish: @escaping ([UInt8]?) -> Void) {
+            self.credential = credential
+            self.publicKey = publicKey
+            self.data = data
+            self.call = call
+            self.rules = rules
+            self.finish = finish
+        }
+
+        /// The question a prompt shows (made on the prompt's thread: it reads known_hosts).
+        func description(home: String?) -> @Sendable () -> PromptText {
+            let credential = credential, publicKey = publicKey, data = data, state = call.state
+            return {
+                KeyDescription.request(
+                    comment: SSHKey.comment(user: credential.user, label: credential.label),
+                    key: SSHKey(algorithm: credential.algorithm, publicKey: publicKey), data: data,
+                    destination: state.destination(of: data), home: home
+                )
             }
         }
-        throw Refused()
+    }
+
+    /// The key's credential (from the connection's List), then `AgentSign` and each step
+    /// the daemon asks for: a PIN (NotUnlocked), a yes (ConfirmationRequired, by the
+    /// session's rule or this agent's). The daemon is asked first, before any prompt: what
+    /// it refuses on the request alone (a forwarded signature this key may not make,
+    /// locked or not) is refused without a PIN dialog.
+    private func signFullWay(publicKey: [UInt8], data: [UInt8], _ call: AgentCall, _ finish: @escaping ([UInt8]?) -> Void) {
+        credential(publicKey, call) { [self] credential in
+            guard let credential else { return finish(nil) }
+            step(Signing(credential: credential, publicKey: publicKey, data: data, call: call, rules: rules(for: credential), finish: finish))
+        }
+    }
+
+    /// The credential of `publicKey` in the connection's List; a key the List does not
+    /// hold may be newer than it: asked anew.
+    private func credential(_ publicKey: [UInt8], _ call: AgentCall, _ completion: @escaping (Credential?) -> Void) {
+        credentials(call) { [self] result in
+            if let found = try? result.get().first(where: { $0.publicKey == publicKey }) { return completion(found) }
+            guard case .success = result else { return completion(nil) }
+            listed[call.connection] = nil
+            credentials(call) { completion(try? $0.get().first(where: { $0.publicKey == publicKey })) }
+        }
+    }
+
+    private func step(_ signing: Signing) {
+        guard signing.steps < Self.signingSteps, !signing.call.isCancelled() else { return signing.finish(nil) }
+        signing.steps += 1
+        let credential = signing.credential, call = signing.call
+        let confirmed = signing.confirmed, rules = signing.rules
+        request(retrying: true, { () throws(PinVaultError) in
+            try LoopCall.agentSign(keyId: credential.keyId, data: signing.data, forwarded: call.state.isForwarded, confirmed: confirmed, rules: rules)
+        }, decode: LoopCall.signature) { [self] result in
+            switch result {
+            case .success(let signature):
+                signing.finish(signature)
+            case .failure(let error) where error.code == .notUnlocked && !signing.unlocked:
+                let unlockThenSign = { [self] in
+                    unlock(credential, description: signing.description(home: home), call) { [self] unlocked in
+                        guard unlocked else { return signing.finish(nil) }
+                        signing.unlocked = true
+                        step(signing)
+                    }
+                }
+                // This agent's own rule asks before the PIN, as before each use.
+                guard rules.confirmEachUse && !signing.confirmed else { return unlockThenSign() }
+                confirm(signing.description(home: home), call) { yes in
+                    guard yes else { return signing.finish(nil) }
+                    signing.confirmed = true
+                    unlockThenSign()
+                }
+            case .failure(let error) where error.code == .confirmationRequired && !signing.confirmed:
+                confirm(signing.description(home: home), call) { [self] yes in
+                    guard yes else { return signing.finish(nil) }
+                    signing.confirmed = true
+                    step(signing)
+                }
+            case .failure(let error):
+                refused(error, keyId: credential.keyId, call)
+                signing.finish(nil)
+            }
+        }
     }
 
     /// This agent's rules for `credential` (agent.toml's `confirm`, `allow_forwarding`),
@@ -240,9 +302,17 @@ final class UserAgentBackend: SSHAgentBackend {
         )
     }
 
-    /// Logs why the daemon refused a signature, when the refusal says something the
-    /// user should see (ssh itself only says "agent refused operation").
-    private func refused(_ error: PinVaultError, keyId: String) {
+    private func wantsConfirmation(_ credential: Credential) -> Bool {
+        AgentConfiguration.names(configuration.confirm, keyId: credential.keyId, user: credential.user, label: credential.label)
+    }
+
+    /// Forgets what a refusal says is stale, and logs why the daemon refused a signature
+    /// when that says something the user should see (ssh itself only says "agent
+    /// refused operation").
+    private func refused(_ error: PinVaultError, keyId: String, _ call: AgentCall) {
+        if error.code == .noSuchCredential || error.code == .wrongPurpose {
+            listed[call.connection] = nil
+        }
         switch error.code {
         case .forwardingNotAllowed:
             logger.notice("""
@@ -257,83 +327,129 @@ final class UserAgentBackend: SSHAgentBackend {
         }
     }
 
+    // MARK: Unlocking
+
     /// Asks for the PIN and unlocks `credential` — unless, once this request's turn to
     /// ask has come, another request has unlocked it meanwhile. A cancelled prompt sends
     /// nothing (no attempt counted); a wrong PIN is asked again, saying how many
     /// attempts are left; a throttled or blocked key is told and ends the request.
-    private func unlock(_ credential: Credential, description: @escaping @Sendable () -> PromptText, _ call: AgentCall) async throws {
-        try await prompting.withLock { [self] in
-            let now = try await withClient(call, retrying: true) { try await $0.list(user: credential.user, purpose: .ssh) }
-            guard let current = now.first(where: { $0.keyId == credential.keyId }) else { throw Refused() }
-            if current.unlockedUntil != nil { return }
-            // A key that takes no PIN now is told about, not asked for one.
-            switch current.state {
-            case .throttled:
-                let seconds = max(Int(((current.lockedUntil?.timeIntervalSinceNow) ?? 0).rounded(.up)), 1)
-                try await refuse(call, "PinVault: too many wrong PINs for \(current.user): try again in \(seconds) s")
-            case .blocked:
-                try await refuse(call, "PinVault: the key of \(current.user) is blocked after too many wrong PINs; an administrator must unblock it")
-            case .pendingUnregistration:
-                try await refuse(call, "PinVault: the key of \(current.user) is being unregistered")
-            case .active:
-                break
+    private func unlock(
+        _ credential: Credential, description: @escaping @Sendable () -> PromptText, _ call: AgentCall,
+        _ completion: @escaping (Bool) -> Void
+    ) {
+        takeUnlockTurn { [self] release in
+            let done: (Bool) -> Void = { unlocked in
+                release()
+                completion(unlocked)
             }
-            var error: String?
-            // Wrong PINs typed in this very prompt: the user knows of those.
-            var typedWrong = 0
-            for _ in 0..<Self.pinTries {
-                guard let pin = try await askPIN(description: description(), error: error, call) else { throw Refused() }
-                do {
-                    let session = try await withClient(call, retrying: false) {
-                        try await $0.unlock(
-                            user: credential.user, keyId: credential.keyId, pin: pin,
-                            ttl: .seconds(configuration.unlockTTLSeconds),
-                            confirmEachUse: wantsConfirmation(credential),
-                            allowForwarding: AgentConfiguration.names(
-                                configuration.allowForwarding, keyId: credential.keyId, user: credential.user, label: credential.label
-                            )
-                        )
-                    }
-                    reportWrongPINs(session.failedAttemptsCleared - typedWrong, credential)
-                    return
-                } catch let failure as PinVaultError {
-                    pin.wipe()
-                    switch failure.code {
-                    case .wrongPin:
-                        typedWrong += 1
-                        let left = failure.remainingAttempts ?? 0
-                        error = "Wrong PIN: \(left) attempt\(left == 1 ? "" : "s") left"
-                    case .lockedOut, .credentialBlocked, .credentialWiped:
-                        try await refuse(call, "PinVault: " + failure.description)
-                    case .invalidParameter:
-                        // Not a PIN the daemon takes (too long, not UTF-8): nothing was counted.
-                        error = "That is not a PIN: \(failure.description)"
-                    case .conflict:
-                        // The credential changed while the PIN was checked; nothing was counted.
-                        error = "The key changed meanwhile: type the PIN again"
-                    case .tooManySessions:
-                        try await refuse(call, "PinVault: " + failure.description + " (pinvault lock ends sessions)")
-                    default:
-                        throw failure
-                    }
+            guard !call.isCancelled() else { return done(false) }
+            request(retrying: true, { () throws(PinVaultError) in
+                try LoopCall.list(user: credential.user, purpose: .ssh)
+            }, decode: LoopCall.credentials) { [self] result in
+                guard case .success(let now) = result, let current = now.first(where: { $0.keyId == credential.keyId }) else {
+                    return done(false)
+                }
+                if current.unlockedUntil != nil { return done(true) }
+                // A key that takes no PIN now is told about, not asked for one.
+                switch current.state {
+                case .throttled:
+                    let seconds = max(Int(((current.lockedUntil?.timeIntervalSinceNow) ?? 0).rounded(.up)), 1)
+                    refuse("PinVault: too many wrong PINs for \(current.user): try again in \(seconds) s")
+                    return done(false)
+                case .blocked:
+                    refuse("PinVault: the key of \(current.user) is blocked after too many wrong PINs; an administrator must unblock it")
+                    return done(false)
+                case .pendingUnregistration:
+                    refuse("PinVault: the key of \(current.user) is being unregistered")
+                    return done(false)
+                case .active:
+                    askForPIN(credential, description: description, call, tries: 0, error: nil, typedWrong: 0, done)
                 }
             }
-            throw Refused()
         }
     }
 
-    /// Tells the user why the request ends, and ends it at once: the notice stays up
-    /// on a queue of its own (until dismissed or its deadline), holding no other prompt.
-    private func refuse(_ call: AgentCall, _ message: String) async throws -> Never {
-        logger.notice("\(message)")
-        notify(message)
-        throw Refused()
+    /// One try of `pinTries`: the PIN asked (saying what was wrong with the last), then
+    /// `Unlock` with it. `typedWrong`: the wrong PINs typed in this very prompt, which the
+    /// user knows of.
+    private func askForPIN(
+        _ credential: Credential, description: @escaping @Sendable () -> PromptText, _ call: AgentCall,
+        tries: Int, error: String?, typedWrong: Int, _ done: @escaping (Bool) -> Void
+    ) {
+        guard tries < Self.pinTries else { return done(false) }
+        askPIN(description: description, error: error, call) { [self] pin in
+            guard let pin else { return done(false) }
+            // ssh left while the PIN was typed: it is not sent, and counts nothing.
+            guard let pinChecks, !call.isCancelled() else {
+                pin.wipe()
+                return done(false)
+            }
+            let again = { [self] (error: String, typedWrong: Int) in
+                askForPIN(credential, description: description, call, tries: tries + 1, error: error, typedWrong: typedWrong, done)
+            }
+            let frame: ReplyBuffer
+            do throws(PinVaultError) {
+                frame = try LoopCall.unlock(
+                    user: credential.user, keyId: credential.keyId, pin: pin, ttl: .seconds(configuration.unlockTTLSeconds),
+                    confirmEachUse: wantsConfirmation(credential),
+                    allowForwarding: AgentConfiguration.names(
+                        configuration.allowForwarding, keyId: credential.keyId, user: credential.user, label: credential.label
+                    )
+                )
+            } catch {
+                // Not a PIN the daemon takes (too long, not UTF-8): nothing was sent.
+                return again("That is not a PIN: \(error.description)", typedWrong)
+            }
+            pinChecks.call(frame, decode: LoopCall.unlockSession) { [self] result in
+                switch result {
+                case .success(let session):
+                    reportWrongPINs(session.failedAttemptsCleared - typedWrong, credential)
+                    done(true)
+                case .failure(let failure):
+                    switch failure.code {
+                    case .wrongPin:
+                        let left = failure.remainingAttempts ?? 0
+                        again("Wrong PIN: \(left) attempt\(left == 1 ? "" : "s") left", typedWrong + 1)
+                    case .lockedOut, .credentialBlocked, .credentialWiped:
+                        refuse("PinVault: " + failure.description)
+                        done(false)
+                    case .invalidParameter:
+                        // Not a PIN the daemon takes: nothing was counted.
+                        again("That is not a PIN: \(failure.description)", typedWrong)
+                    case .conflict:
+                        // The credential changed while the PIN was checked; nothing was counted.
+                        again("The key changed meanwhile: type the PIN again", typedWrong)
+                    case .tooManySessions:
+                        refuse("PinVault: " + failure.description + " (pinvault lock ends sessions)")
+                        done(false)
+                    default:
+                        done(false)
+                    }
+                }
+            }
+        }
     }
 
-    /// Shows `message` in a notice that holds no question back.
-    private func notify(_ message: String) {
-        guard !prompts.isEmpty else { return }
-        noticeQueue.async { [prompts] in _ = prompts.tell(message, isCancelled: { false }) }
+    /// Runs `body` when no other unlock is under way; it calls the function it is given
+    /// once it is done, and the next waiting unlock begins.
+    private func takeUnlockTurn(_ body: @escaping (@escaping () -> Void) -> Void) {
+        unlockTurns.append(body)
+        if !unlockTurnTaken { nextUnlockTurn() }
+    }
+
+    private func nextUnlockTurn() {
+        guard !unlockTurns.isEmpty else {
+            unlockTurnTaken = false
+            return
+        }
+        unlockTurnTaken = true
+        let body = unlockTurns.removeFirst()
+        var released = false
+        body { [self] in
+            guard !released else { return }
+            released = true
+            nextUnlockTurn()
+        }
     }
 
     /// Tells the user of wrong PINs a right one cleared that were not typed in this
@@ -346,64 +462,50 @@ final class UserAgentBackend: SSHAgentBackend {
         notify("PinVault key \(key): \(said)")
     }
 
-    private func wantsConfirmation(_ credential: Credential) -> Bool {
-        AgentConfiguration.names(configuration.confirm, keyId: credential.keyId, user: credential.user, label: credential.label)
-    }
-
     // MARK: Plumbing
 
-    /// Runs `work` for a peer this agent serves (its own uid, or root), answering its
-    /// result, or nil when it failed.
-    private func serve<T: Sendable>(
-        _ call: AgentCall, answer: @escaping @Sendable (T?) -> Void, _ work: @escaping @Sendable () async throws -> T
+    /// Whether this agent serves the peer: its own uid, or root; and it is still there.
+    private func serves(_ call: AgentCall) -> Bool {
+        (call.peer.uid == owner || call.peer.uid == 0) && !call.isCancelled()
+    }
+
+    private func begin() { inFlight += 1 }
+    private func end() { inFlight -= 1 }
+
+    /// The connection's List (`purpose: ssh`), made now when it has none, and kept while
+    /// the connection lasts (a List answered after it closed is not kept: the transport
+    /// cancels the request before `connectionClosed`).
+    private func credentials(_ call: AgentCall, _ completion: @escaping (Result<[Credential], PinVaultError>) -> Void) {
+        if let kept = listed[call.connection] { return completion(.success(kept.credentials)) }
+        request(retrying: true, { () throws(PinVaultError) in try LoopCall.list(purpose: .ssh) }, decode: LoopCall.credentials) {
+            [self] result in
+            if case .success(let credentials) = result, !call.isCancelled() { listed[call.connection] = Listed(credentials) }
+            completion(result)
+        }
+    }
+
+    /// One call to pinvaultd on the loop (`make` writes it). When the connection was lost
+    /// (pinvaultd restarted) and `retrying`, the call is made once more on a new one; a
+    /// call pinvaultd left unanswered (`.timedOut`) fails, and its connection is made
+    /// anew for the next request. Either way every List kept is dropped with the
+    /// connection (`attach`).
+    private func request<T>(
+        retrying: Bool, _ make: @escaping () throws(PinVaultError) -> ReplyBuffer,
+        decode: @escaping (UnsafeRawBufferPointer) -> Result<T, PinVaultError>,
+        _ completion: @escaping (Result<T, PinVaultError>) -> Void
     ) {
-        guard call.peer.uid == owner || call.peer.uid == 0, !call.isCancelled() else { return answer(nil) }
-        inFlight.add(1, ordering: .relaxed)
-        Task {
-            defer { inFlight.subtract(1, ordering: .relaxed) }
-            answer(try? await work())
+        guard let daemon else { return completion(.failure(.daemonUnavailable(socketPath: configuration.daemonSocket, errno: ENOTCONN))) }
+        let frame: ReplyBuffer
+        do throws(PinVaultError) {
+            frame = try make()
+        } catch {
+            return completion(.failure(error))
+        }
+        daemon.call(frame, decode: decode) { [self] result in
+            if retrying, case .failure(let error) = result, error.code == .connectionLost {
+                return request(retrying: false, make, decode: decode, completion)
+            }
+            completion(result)
         }
     }
-
-    /// Runs `body` with the connection's client to pinvaultd; when that connection is
-    /// gone (the daemon restarted) a new one is made, and `body` run again if `retrying`.
-    private func withClient<T: Sendable>(
-        _ call: AgentCall, retrying: Bool, _ body: @Sendable (PinVaultClient) async throws -> T
-    ) async throws -> T {
-        do {
-            return try await body(try client(for: call))
-        } catch let error as PinVaultError where Self.connectionGone(error) {
-            listed.withLock { $0[call.connection] = nil }
-            clients.withLock { $0.removeValue(forKey: call.connection) }?.close()
-            guard retrying else { throw error }
-            return try await body(try client(for: call))
-        }
-    }
-
-    /// The ssh connection's client, connected on first use. None for a connection that
-    /// has closed: the transport cancels its request before `connectionClosed`, so a
-    /// client kept after that check is one `connectionClosed` will find and close.
-    private func client(for call: AgentCall) throws -> PinVaultClient {
-        if let existing = clients.withLock({ $0[call.connection] }) { return existing }
-        guard !call.isCancelled() else { throw Refused() }
-        let made = try PinVaultClient(socketPath: configuration.daemonSocket, timeout: .seconds(60))
-        let kept = clients.withLock { table -> PinVaultClient? in
-            guard !call.isCancelled() else { return nil }
-            if let raced = table[call.connection] { return raced }
-            table[call.connection] = made
-            return made
-        }
-        guard let kept else {
-            made.close()
-            throw Refused()
-        }
-        if kept !== made { made.close() }
-        return kept
-    }
-
-    private static func connectionGone(_ error: PinVaultError) -> Bool {
-        [.connectionLost, .daemonUnavailable, .timedOut].contains(error.code)
-    }
-
-    struct Refused: Error {}
 }

@@ -32,7 +32,7 @@ struct AgentCommand: ParsableCommand {
             always does). Its log goes to the standard error it was started with.
 
             Settings: [agent] in $XDG_CONFIG_HOME/pinvault/agent.toml (~/.config/…): \
-            unlock_ttl_seconds, prompt_timeout_seconds, pinentry, confirm, allow_forwarding.
+            unlock_ttl_seconds, prompt_timeout_seconds, daemon_timeout_seconds, pinentry, confirm, allow_forwarding.
             """
     )
 

@@ -66,6 +66,18 @@ final class JSONWriterTests: XCTestCase {
         XCTAssertEqual(text(of: buffer), #"{"token":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"}"#)
     }
 
+    func testBase64Field_writesPaddedStandardBase64_asBase64EncodedStringDoes() {
+        for count in [0, 1, 2, 3, 4, 5, 148] {
+            let bytes = (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 250) }
+            let buffer = ReplyBuffer()
+            JSONWriter.writeObject(into: buffer) { $0.base64Field("challenge", bytes) }
+            XCTAssertEqual(text(of: buffer), #"{"challenge":""# + Base64.encodedString(bytes) + #""}"#, "\(count) bytes")
+        }
+        let buffer = ReplyBuffer()
+        JSONWriter.writeObject(into: buffer) { $0.base64Field("challenge", Array("any carnal pleas".utf8)) }
+        XCTAssertEqual(text(of: buffer), #"{"challenge":"YW55IGNhcm5hbCBwbGVhcw=="}"#)
+    }
+
     func testAppendSecretString_raw_escapesTheSecretBytes() throws {
         let secret = try Array("12\"3\n".utf8).withUnsafeBytes { try SecretBytes(copying: $0) }
         let buffer = ReplyBuffer()

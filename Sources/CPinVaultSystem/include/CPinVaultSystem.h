@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/timerfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -19,6 +20,10 @@ int CPinVaultSystem_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid)
 /// `groups`, at most `*count` entries; sets `*count` to the number stored. Returns 0,
 /// or -1 with errno set (ERANGE when `*count` was too small: `*count` then holds the need).
 int CPinVaultSystem_peer_groups(int fd, gid_t *groups, int *count);
+
+/// pipe2(fds, O_CLOEXEC): both ends close on exec from the start. Returns 0, or -1
+/// with errno set.
+int CPinVaultSystem_pipe_closing_on_exec(int fds[2]);
 
 /// accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC). Returns the new fd, or -1.
 int CPinVaultSystem_accept(int fd);

@@ -66,6 +66,13 @@ public struct JSONObjectWriter: ~Copyable {
         }
     }
 
+    /// `"key": "<base64>"`: `bytes` in standard base64 (RFC 4648 §4), written straight
+    /// into the output (no string between, no escape scan: base64 needs none).
+    public mutating func base64Field(_ key: StaticString, _ bytes: [UInt8]) {
+        writeKey(key)
+        JSONWriter.appendBase64(bytes, to: &output)
+    }
+
     /// `"key": "<secret>"`, written straight from secret memory.
     public mutating func secretField(_ key: StaticString, _ secret: SecretBytes, encoding: SecretStringEncoding) {
         writeKey(key)

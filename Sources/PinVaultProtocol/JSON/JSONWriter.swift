@@ -68,6 +68,22 @@ public enum JSONWriter {
         }
     }
 
+    /// Writes `bytes` as a quoted string of standard base64, in one append.
+    static func appendBase64(_ bytes: [UInt8], to output: inout ReplyBytes) {
+        let encoded = (bytes.count + 2) / 3 * 4
+        output.append(byteCount: encoded + 2) { target in
+            target.storeBytes(of: UInt8(ascii: "\""), as: UInt8.self)
+            var offset = 1
+            bytes.withUnsafeBytes { source in
+                Base64.encode(source, alphabet: .standard) { byte in
+                    target.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self)
+                    offset += 1
+                }
+            }
+            target.storeBytes(of: UInt8(ascii: "\""), toByteOffset: offset, as: UInt8.self)
+        }
+    }
+
     /// Writes `"key":`, after a comma when `separated`, for a literal key that needs no
     /// escape: one append of the key's bytes with its punctuation.
     static func appendKey(_ key: StaticString, separated: Bool, to output: inout ReplyBytes) {

@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import PinVaultCrypto
 import PinVaultSystem
@@ -174,15 +173,20 @@ final class PromptProcess {
     }
 
     /// Lets the program leave on its own (a pinentry told BYE does at once) without
-    /// waiting for it here: it is reaped off the caller's thread when it exits, or ended
-    /// at its deadline or once its request is abandoned.
+    /// waiting for it here: it is reaped on the reaper's thread when it exits, or ended
+    /// at its deadline or once its request is abandoned (here, when that thread cannot
+    /// start).
     func letExit() {
         closeInput()
         let leaving = Leaving(process: self)
-        Self.reaper.async { _ = leaving.process.exitStatus() }
+        do {
+            try Self.reaper.run { _ = leaving.process.exitStatus() }
+        } catch {
+            _ = exitStatus()
+        }
     }
 
-    private static let reaper = DispatchQueue(label: "pv-agent-prompt-reaper", attributes: .concurrent)
+    private static let reaper = BlockingWorker(name: "pv-agent-reaper")
 
     /// A process handed to the reaper, used there alone.
     private struct Leaving: @unchecked Sendable {
@@ -205,15 +209,12 @@ final class PromptProcess {
         _ = Self.reap(pid)
     }
 
-    /// A pipe whose ends close on exec (the child gets them through dup2 alone). The
-    /// agent spawns from one thread at a time (the prompt queue), so no other spawn can
-    /// inherit them between pipe and fcntl.
+    /// A pipe whose ends close on exec (the child gets them through dup2 alone), made
+    /// so at once (`pipe2`): the agent's two prompt threads (questions, notices) spawn
+    /// beside each other, and no spawn may inherit the other's pipe.
     private static func pipeClosingOnExec(_ ends: inout [Int32]) -> Bool {
-        guard pipe(&ends) == 0 else { return false }
-        for end in ends where fcntl(end, F_SETFD, FD_CLOEXEC) != 0 {
-            close(ends[0]); close(ends[1])
-            return false
-        }
+        guard let pipe = try? FileDescriptor.pipeClosingOnExec() else { return false }
+        ends = [pipe.read, pipe.write]
         return true
     }
 
