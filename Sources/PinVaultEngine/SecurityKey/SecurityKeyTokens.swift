@@ -116,6 +116,9 @@ final class SecurityKeyTokens: @unchecked Sendable {
             return token
         }
         return try lock.withLock({ () throws -> T in
+            // Ended between the two holds (a PIN change, Reset, the sweeper): its seed
+            // serves nothing more.
+            guard tokens[channel] === token, now() < token.deadline else { throw Refusal.noToken }
             let present = token.userPresent
             token.userPresent = false
             try token.seed.protect(.readOnly)
