@@ -16,6 +16,11 @@ final class CompletionQueue: @unchecked Sendable {
         lock.withLock { pending.append((connection, reply)) }
     }
 
+    /// Whether no reply waits for the loop.
+    var isEmpty: Bool {
+        lock.withLock { pending.isEmpty }
+    }
+
     /// Everything queued so far, oldest first.
     func takeAll() -> [(connection: UInt64, reply: ReplyBuffer)] {
         lock.withLock {

@@ -178,7 +178,11 @@ extension EventLoop {
             let batch = server.completions.takeAll()
             if batch.isEmpty { return }
             let now = MonotonicClock.milliseconds()
-            for (id, _) in batch {
+            for (index, (id, _)) in batch.enumerated() {
+                // A request read after this reply has the rest of the batch, and any
+                // replies finished since, waiting behind it.
+                eventsLeft = batch.count - index - 1 + (server.completions.isEmpty ? 0 : 1)
+                defer { eventsLeft = 0 }
                 // A reply nobody waits for is dropped, and ReplyBuffer zeroes it.
                 guard let connection = connections[id] else { continue }
                 connection.withState { state in

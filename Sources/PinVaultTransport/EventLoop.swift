@@ -29,7 +29,8 @@ struct EventLoop: ~Copyable {
     let loopThread = pthread_self()
     /// Where `epoll_wait` reports, one turn at a time.
     private let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: 128)
-    /// Events of this turn not yet handled (`Server.backlog`).
+    /// Work of this turn not yet done (`Server.backlog`): events from the wait, or replies
+    /// finished off the loop and not yet delivered.
     var eventsLeft = 0
     private var lastWatchdog: Int64 = 0
     private var lastIdleSweep: Int64 = 0
@@ -102,7 +103,8 @@ struct EventLoop: ~Copyable {
         let ready = try server.epoll.wait(into: events, timeoutMilliseconds: timeout)
         var woken = false
         for index in 0..<ready {
-            eventsLeft = ready - index - 1
+            // Replies already finished wait behind this event too (delivered after it).
+            eventsLeft = ready - index - 1 + (server.completions.isEmpty ? 0 : 1)
             let token = events[index].data.u64
             switch token {
             case Self.wakeupToken:

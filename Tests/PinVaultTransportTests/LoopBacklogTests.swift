@@ -18,9 +18,14 @@ final class LoopBacklogTests: XCTestCase {
     private final class Recorder: MessageHandler {
         let backlog: LoopBacklog
         let seen = Mutex<[Bool]>([])
+        /// When set, a reply waits in `held` until the test sends it, as a reply finished
+        /// off the loop (a signature handed to another thread) does.
+        let holdsReplies: Bool
+        let held = Mutex<[ReplyRoute]>([])
 
-        init(backlog: LoopBacklog) {
+        init(backlog: LoopBacklog, holdsReplies: Bool = false) {
             self.backlog = backlog
+            self.holdsReplies = holdsReplies
         }
 
         func makeFraming() -> any Framing { EightByteFrames() }
@@ -28,7 +33,11 @@ final class LoopBacklogTests: XCTestCase {
         func handle(message: UnsafeRawBufferPointer, route: ReplyRoute) -> MessageDisposition {
             let waiting = backlog.othersWaiting
             seen.withLock { $0.append(waiting) }
-            route.send { $0.append(1) }
+            if holdsReplies {
+                held.withLock { $0.append(route) }
+            } else {
+                route.send { $0.append(1) }
+            }
             return .accepted
         }
 
@@ -57,9 +66,9 @@ final class LoopBacklogTests: XCTestCase {
     }
 
     /// A loop over a recorder, and `count` connected peers it serves.
-    private func serve(_ count: Int) throws -> (loop: SteppedEventLoop, recorder: Recorder, peers: [Int32]) {
+    private func serve(_ count: Int, holdingReplies: Bool = false) throws -> (loop: SteppedEventLoop, recorder: Recorder, peers: [Int32]) {
         let backlog = LoopBacklog()
-        let recorder = Recorder(backlog: backlog)
+        let recorder = Recorder(backlog: backlog, holdsReplies: holdingReplies)
         let listener = try UnixListener.bind(path: directory + "/socket", mode: 0o600)
         let limits = ServerLimits(maxConnections: 64, maxConnectionsPerUid: 64, idleTimeoutSeconds: 600, allowedGroups: [], adminGroup: nil)
         let loop = try SteppedEventLoop(
@@ -110,5 +119,21 @@ final class LoopBacklogTests: XCTestCase {
         send(served.peers[0], messages: 1)
         send(served.peers[1], messages: 1)
         XCTAssertEqual(try turn(served, until: 2), [true, false])
+    }
+
+    /// A request read while replies finished off the loop are still to be delivered has
+    /// them waiting behind it: with both connections' first replies delivered in one
+    /// batch, the first connection's second request delays the other's reply; the last
+    /// request read has nothing behind it.
+    func testRequestsReadWhileOtherRepliesAreDelivered_haveThemWaiting() throws {
+        let served = try serve(2, holdingReplies: true)
+        defer { served.peers.forEach { close($0) } }
+        send(served.peers[0], messages: 2)
+        send(served.peers[1], messages: 2)
+        XCTAssertEqual(try turn(served, until: 2), [true, true])
+        for route in served.recorder.held.withLock({ routes in defer { routes = [] }; return routes }) {
+            route.send { $0.append(1) }
+        }
+        XCTAssertEqual(try turn(served, until: 4), [true, true, true, false], "the third request was read with the other connection's reply still to deliver")
     }
 }
