@@ -27,7 +27,7 @@ enum P256SignBenchmark {
         var section = Report.Section("Signing with an unlocked P-256 key")
         section.add("As above, SIGN_REQUEST (13) of an ssh userauth request to PinVault's agent socket with an unlocked")
         section.add("`ssh` key registered with `algorithm: p256` (`ecdsa-sha2-nistp256`, ECDSA over SHA-256 by the")
-        section.add("system's libcrypto, the scalar in guarded memory) and to OpenSSH's `ssh-agent` holding a key of")
+        section.add("system's libcrypto, the key in its secure heap) and to OpenSSH's `ssh-agent` holding a key of")
         section.add("`ssh-keygen -t ecdsa -b 256 -N ''`, each answered by SIGN_RESPONSE (14), checked by type only; the same")
         section.add("requests to `pinvault agent`, the per-user agent, which passes each to pinvaultd (Varlink `AgentSign`).")
         section.add("\(parameters.roundTripRounds) rounds of \(SessionSignBenchmark.signCalls(parameters)) signatures, PinVault's agent socket, then the per-user agent, then")
