@@ -113,6 +113,12 @@ extension VaultEngine {
         securityKeyTokens.end(channel: channel)
     }
 
+    /// Whether the channel holds a token now: an end told to the observer after a new
+    /// token was opened on the channel was of an older one.
+    public func holdsSecurityKeyToken(channel: UInt64) -> Bool {
+        securityKeyTokens.holds(channel: channel)
+    }
+
     /// Has `observer` told the channels whose tokens ended — expired, replaced, their
     /// credential changed or reset, the engine stopping — so that the passkey door drops
     /// what it keeps of each (the platform's HMAC key) then too. Called on the thread that

@@ -77,10 +77,13 @@ public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
     }
 
     /// The engine ended these channels' tokens: their HMAC keys go too (zeroed as released).
-    private func tokensEnded(_ keys: [UInt64]) {
+    /// The engine tells of an end after it, so a channel may hold a newer token by then
+    /// (getPinToken again): asked under this lock, which `setToken` takes too, so that
+    /// that token's key is never the one cleared.
+    func tokensEnded(_ keys: [UInt64]) {
         let ended: [SecretBytes] = locked {
             keys.compactMap { key in
-                guard let state = statesByKey[key] else { return nil }
+                guard let state = statesByKey[key], !engine.holdsSecurityKeyToken(channel: key) else { return nil }
                 defer { clearToken(state) }
                 return state.token
             }
@@ -167,6 +170,11 @@ public final class EngineAuthenticator: CTAPAuthenticator, @unchecked Sendable {
         state.tokenProtocol = nil
         state.nextAssertions = []
         state.nextManaged = []
+    }
+
+    /// The engine's name for the channel, once the channel has state (tests).
+    func channelKey(_ channel: CTAPChannel) -> UInt64? {
+        locked { states[channel]?.key }
     }
 
     /// The channel's token as the authenticator holds it, if any (tests).

@@ -287,6 +287,27 @@ final class AuthenticatorTests: XCTestCase {
         XCTAssertEqual(try send(0x02, signIn).status, 0x33, "PIN_AUTH_INVALID: the token is gone")
     }
 
+    /// The engine tells of a token's end after it: when the channel has a new token by
+    /// the time the notice arrives, the notice is of the old one and the new token's
+    /// HMAC key stays.
+    func testALateNoticeOfAnEndedToken_leavesTheChannelsNewTokenAlone() throws {
+        try securityKeyWithAPasskey()
+        let p = try platform(.two)
+        let token = try XCTUnwrap(try token("482915", p).token)
+        let key = try XCTUnwrap(authenticator.channelKey(channel))
+        authenticator.tokensEnded([key])  // as the sweeper's notice of an earlier token, late
+        XCTAssertNotNil(authenticator.token(on: channel), "a late notice wiped the channel's new token")
+        let signIn = CBORMap([
+            (.int(1), .text("example.com")), (.int(2), .bytes(clientDataHash)),
+            (.int(5), .map(CBORMap([(.text("up"), .bool(false))]))),
+            (.int(6), .bytes(try p.pinProtocol.authenticate(key: token, message: clientDataHash))), (.int(7), .int(2)),
+        ])
+        XCTAssertEqual(try send(0x02, signIn).status, 0)
+
+        engine.endSecurityKeyToken(channel: key)
+        XCTAssertNil(authenticator.token(on: channel), "the notice of the token's own end leaves its key")
+    }
+
     func testChangePin_takesTheCurrentPinsHashAndTheNewPin() throws {
         XCTAssertEqual(try setPin("482915", try platform(.two)), 0)
         for (current, new, expected) in [("000000", "593861", UInt8(0x31)), ("482915", "1234", 0x37), ("482915", "593861", 0)] {

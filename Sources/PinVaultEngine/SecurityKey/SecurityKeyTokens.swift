@@ -155,6 +155,11 @@ final class SecurityKeyTokens: @unchecked Sendable {
 
     var count: Int { (try? locked { tokens.count }) ?? 0 }
 
+    /// Whether the channel holds a token now (one opened after an end already told of).
+    func holds(channel: UInt64) -> Bool {
+        (try? locked { tokens[channel] != nil }) ?? false
+    }
+
     /// The live tokens' seeds (tests: each must be released, and so zeroed, at its end).
     var seeds: [SecretBytes] { (try? locked { tokens.values.map(\.seed) }) ?? [] }
 }
