@@ -35,4 +35,9 @@ public struct WorkerThread: Sendable {
     public func join() {
         pthread_join(handle, nil)
     }
+
+    /// Lets the thread go: nobody joins it, its resources go when it ends.
+    public func detach() {
+        pthread_detach(handle)
+    }
 }

@@ -71,6 +71,51 @@ final class PinentryTests: XCTestCase {
         XCTAssertTrue(log.contains("BYE\n"), log)
     }
 
+    /// A pinentry that lingers after BYE holds up the reaping of no later one: the second
+    /// prompt's program is reaped as soon as it leaves, while the first still runs.
+    func testAPinentryThatLingersAfterBye_keepsNoLaterOneUnreaped() throws {
+        let path = fixture.directory.path + "/pinentry-lingering"
+        try """
+            #!/usr/bin/python3
+            import os, sys, time
+            runs = sys.argv[0] + ".runs"
+            count = int(open(runs).read()) if os.path.exists(runs) else 0
+            open(runs, "w").write(str(count + 1))
+            open(sys.argv[0] + ".pid" + str(count), "w").write(str(os.getpid()))
+            print("OK Pleased to meet you", flush=True)
+            for line in sys.stdin:
+                command = line.rstrip("\\n")
+                if command == "GETPIN":
+                    print("D 258046", flush=True)
+                if command == "BYE":
+                    print("OK closing connection", flush=True)
+                    if count == 0:
+                        time.sleep(3600)
+                    sys.exit(0)
+                print("OK", flush=True)
+
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o755)
+        func pid(_ run: Int) -> pid_t? {
+            (try? String(contentsOfFile: path + ".pid\(run)", encoding: .utf8)).flatMap { pid_t($0) }
+        }
+        defer { if let first = pid(0) { kill(first, SIGKILL) } }
+        try fixture.startAgent(settings: ["pinentry = \"\(path)\"", "prompt_timeout_seconds = 3600"], environment: ["TERM": "xterm"])
+        XCTAssertNotNil(try fixture.sign(), fixture.log)
+        // ssh-add -D: the agent locks its keys, so the next signature asks again.
+        try SSHAgentClient(path: fixture.agentSocket, timeoutSeconds: 120).roundTrip([0, 0, 0, 1, 19], expecting: 6)
+        XCTAssertNotNil(try fixture.sign(), fixture.log)
+        let first = try XCTUnwrap(pid(0)), second = try XCTUnwrap(pid(1), "the second signature asked nobody")
+
+        // Gone from /proc once reaped; a zombie until then. A minute, against the first
+        // program's hour of lingering and prompt deadline.
+        let deadline = Date().addingTimeInterval(60)
+        while FileManager.default.fileExists(atPath: "/proc/\(second)") && Date() < deadline { usleep(20_000) }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "/proc/\(second)"), "the second pinentry was left unreaped behind the first")
+        let state = (try? String(contentsOfFile: "/proc/\(first)/stat", encoding: .utf8)) ?? ""
+        XCTAssertTrue(state.contains(") S ") || state.contains(") R "), "the first pinentry still lingers: \(state)")
+    }
+
     /// Debian's pinentry-tty asks on the terminal the agent was given (`--tty`): a
     /// pseudo-terminal whose other end this test reads and types into.
     func testDebiansPinentryTty_asksOnTheTerminal_andThePinTypedThereUnlocks() throws {

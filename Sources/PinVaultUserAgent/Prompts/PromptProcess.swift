@@ -173,22 +173,21 @@ final class PromptProcess {
     }
 
     /// Lets the program leave on its own (a pinentry told BYE does at once) without
-    /// waiting for it here: it is reaped on the reaper's thread when it exits, or ended
-    /// at its deadline or once its request is abandoned (here, when that thread cannot
-    /// start).
+    /// waiting for it here: a thread of its own reaps it when it exits, or ends it at its
+    /// deadline or once its request is abandoned — its own, so that one program that
+    /// lingers keeps no later one from being reaped. When no thread can start, it is
+    /// ended now rather than waited for on the caller's (the event loop's) thread.
     func letExit() {
         closeInput()
         let leaving = Leaving(process: self)
         do {
-            try Self.reaper.run { _ = leaving.process.exitStatus() }
+            try WorkerThread.spawn(name: "pv-agent-reaper") { _ = leaving.process.exitStatus() }.detach()
         } catch {
-            _ = exitStatus()
+            finish()
         }
     }
 
-    private static let reaper = BlockingWorker(name: "pv-agent-reaper")
-
-    /// A process handed to the reaper, used there alone.
+    /// A process handed to its reaper, used there alone.
     private struct Leaving: @unchecked Sendable {
         let process: PromptProcess
     }
