@@ -88,7 +88,7 @@ enum CTAPCommandCheck {
     static func run(_ input: UnsafeRawBufferPointer) {
         let vault = FuzzHarness.vaultOrTrap()
         let run = Run(vault.authenticator)
-        var script = Script(input)
+        var script = FuzzScript(input)
         // A fresh security key for each uid: its channel powered up just now, so Reset is allowed.
         for index in [0, 2] {
             let status = send(run, index, [0x07]).first
@@ -105,7 +105,7 @@ enum CTAPCommandCheck {
         run.authenticator.channelClosed(fresh)
     }
 
-    private static func step(_ operation: UInt8, on index: Int, _ run: Run, _ script: inout Script, vault: InProcessVault) {
+    private static func step(_ operation: UInt8, on index: Int, _ run: Run, _ script: inout FuzzScript, vault: InProcessVault) {
         switch operation {
         case 0:  // a raw message: its command byte and up to 255 bytes
             let command = script.byte() ?? 0
@@ -196,7 +196,7 @@ enum CTAPCommandCheck {
 
     /// getPinToken or getPinUvAuthTokenUsingPinWithPermissions: the PIN one of `pins`, the
     /// permissions and relying party from the input.
-    private static func token(_ run: Run, _ index: Int, _ script: inout Script) {
+    private static func token(_ run: Run, _ index: Int, _ script: inout FuzzScript) {
         let choice = script.byte() ?? 0
         guard let p = platform(run, index), let encrypted = pinHashEnc(pins[Int(choice & 3)], p) else { return }
         let withPermissions = choice & 4 == 0
@@ -218,7 +218,7 @@ enum CTAPCommandCheck {
         p.token = token
     }
 
-    private static func changePin(_ run: Run, _ index: Int, _ script: inout Script) {
+    private static func changePin(_ run: Run, _ index: Int, _ script: inout FuzzScript) {
         let choice = script.byte() ?? 0
         guard let p = platform(run, index), let hashEnc = pinHashEnc(pins[Int(choice & 3)], p),
               let plain = secret(padded(pins[Int(choice >> 2 & 3)])),
@@ -252,7 +252,7 @@ enum CTAPCommandCheck {
         return valid
     }
 
-    private static func makeCredential(_ run: Run, _ index: Int, _ script: inout Script) {
+    private static func makeCredential(_ run: Run, _ index: Int, _ script: inout FuzzScript) {
         let choice = script.byte() ?? 0
         let rpId = rpIds[Int(choice & 3)]
         let clientDataHash = script.bytes(32)
@@ -291,7 +291,7 @@ enum CTAPCommandCheck {
             uid: run.channels[index].uid, rpIdHash: Array(authData[0..<32]), algorithm: algorithm, publicKey: publicKey)
     }
 
-    private static func getAssertion(_ run: Run, _ index: Int, _ script: inout Script) {
+    private static func getAssertion(_ run: Run, _ index: Int, _ script: inout FuzzScript) {
         let choice = script.byte() ?? 0
         let rpId = rpIds[Int(choice & 3)]
         let clientDataHash = script.bytes(32)
@@ -328,7 +328,7 @@ enum CTAPCommandCheck {
               "an assertion's signature does not verify")
     }
 
-    private static func credentialManagement(_ run: Run, _ index: Int, _ script: inout Script) {
+    private static func credentialManagement(_ run: Run, _ index: Int, _ script: inout FuzzScript) {
         let choice = script.byte() ?? 0
         let subcommand = [1, 2, 3, 4, 5, 6, 7][Int(choice & 7) % 7]
         var subParams: CBORMap?
@@ -383,23 +383,6 @@ enum CTAPCommandCheck {
 
     private static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
         if !condition { FuzzHarness.trap("ctap: \(message())") }
-    }
-
-    /// The input, read a byte at a time (zeros past its end for operands).
-    private struct Script {
-        let input: UnsafeRawBufferPointer
-        var offset = 0
-        init(_ input: UnsafeRawBufferPointer) { self.input = input }
-
-        mutating func byte() -> UInt8? {
-            guard offset < input.count else { return nil }
-            defer { offset += 1 }
-            return input[offset]
-        }
-
-        mutating func bytes(_ count: Int) -> [UInt8] {
-            (0..<count).map { _ in byte() ?? 0 }
-        }
     }
 }
 

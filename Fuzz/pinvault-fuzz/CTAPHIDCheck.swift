@@ -19,7 +19,7 @@ enum CTAPHIDCheck {
     private static let limits = CTAPHIDLimits(maxChannels: 8)
 
     static func run(_ input: UnsafeRawBufferPointer) {
-        var script = Script(input)
+        var script = FuzzScript(input)
         var nextID: UInt32 = 0x0100_0000
         var device = CTAPHIDDevice(limits: limits) {
             nextID &+= 0x0101_0101
@@ -135,22 +135,5 @@ enum CTAPHIDCheck {
 
     private static func check(_ condition: Bool, _ message: @autoclosure () -> String) {
         if !condition { FuzzHarness.trap("ctaphid: \(message())") }
-    }
-
-    /// The input, read a byte at a time (zeros past its end for operands).
-    private struct Script {
-        let input: UnsafeRawBufferPointer
-        var offset = 0
-        init(_ input: UnsafeRawBufferPointer) { self.input = input }
-
-        mutating func byte() -> UInt8? {
-            guard offset < input.count else { return nil }
-            defer { offset += 1 }
-            return input[offset]
-        }
-
-        mutating func bytes(_ count: Int) -> [UInt8] {
-            (0..<count).map { _ in byte() ?? 0 }
-        }
     }
 }
